@@ -1,0 +1,18 @@
+package dev.resilience.ratelimit;
+
+/**
+ * Told of every final decision of every limiter: once per limiter and call, after any wait.
+ * Listeners run on the caller's thread and must be quick; an exception they throw is logged
+ * by nobody and propagates to the caller, so guard your own code.
+ */
+@FunctionalInterface
+public interface RateLimitListener {
+
+	/**
+	 * Called with a limiter's decision for one call: permitted (with a zero
+	 * {@link RateLimitDecision#getWait() wait}), waited (permitted after a wait) or rejected.
+	 * @param decision the decision
+	 */
+	void onDecision(RateLimitDecision decision);
+
+}

@@ -1,0 +1,36 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One limiter's part of a call admitted by several limiters at once, see
+ * {@link RateLimiterRegistry#acquireAll(java.util.List)}.
+ *
+ * @param limiter the limiter
+ * @param key the bucket
+ * @param cost the tokens (and window slots) the call consumes
+ * @param maxWait the longest this limiter lets the call wait
+ */
+public record RateLimitRequest(RateLimiter limiter, String key, int cost, Duration maxWait) {
+
+	/**
+	 * Checks the request.
+	 * @throws IllegalArgumentException if the cost could never be admitted or the wait is negative
+	 */
+	public RateLimitRequest {
+		Objects.requireNonNull(limiter, "limiter");
+		Objects.requireNonNull(key, "key");
+		Objects.requireNonNull(maxWait, "maxWait");
+		if (maxWait.isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+		}
+		try {
+			limiter.getSettings().checkCost(cost);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Rate limiter '" + limiter.getName() + "': " + ex.getMessage(), ex);
+		}
+	}
+
+}

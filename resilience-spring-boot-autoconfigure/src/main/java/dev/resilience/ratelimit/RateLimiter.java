@@ -1,0 +1,90 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+
+/**
+ * A named rate limiter; obtain one from {@link RateLimiterRegistry#get(String)}. Every method
+ * takes a key choosing the bucket: calls with different keys are limited separately, and the
+ * empty key is the limiter's single shared bucket.
+ */
+public interface RateLimiter {
+
+	/**
+	 * Returns the limiter's name.
+	 * @return the name
+	 */
+	String getName();
+
+	/**
+	 * Returns the limiter's settings.
+	 * @return the settings
+	 */
+	RateLimiterSettings getSettings();
+
+	/**
+	 * Returns the name of the store that keeps the limiter's state.
+	 * @return the store type
+	 */
+	String getStoreType();
+
+	/**
+	 * Admits a call now if every constraint admits it, consuming nothing otherwise; never blocks.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @return the decision
+	 * @throws IllegalArgumentException if the cost is not positive or could never be admitted
+	 * @throws IllegalStateException if the limiter has {@code max-concurrent}: its permits must
+	 * be returned, so use {@link #acquire(String, int, Duration)}
+	 */
+	RateLimitDecision tryAcquire(String key, int cost);
+
+	/**
+	 * Admits a call, waiting up to {@code maxWait} for a reserved slot. Close the returned
+	 * permit when the call ends to return its concurrency permit.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @param maxWait the longest wait; zero rejects at once
+	 * @return the permit
+	 * @throws RateLimitExceededException if the call cannot be admitted within {@code maxWait}
+	 * @throws IllegalArgumentException if the cost is not positive or could never be admitted
+	 */
+	Permit acquire(String key, int cost, Duration maxWait);
+
+	/**
+	 * Admits a call, waiting up to the limiter's {@code max-wait}.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @return the permit
+	 * @throws RateLimitExceededException if the call cannot be admitted in time
+	 */
+	default Permit acquire(String key, int cost) {
+		return acquire(key, cost, getSettings().maxWait());
+	}
+
+	/**
+	 * Decides one call without waiting and without telling listeners: the building block of
+	 * {@link RateLimiterRegistry#acquireAll}. The caller must wait the decision's
+	 * {@link RateLimitDecision#getWait() wait} itself, and {@link Reservation#cancel() cancel}
+	 * or {@link Reservation#release() release} the reservation.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @param notBefore the earliest acceptable admission, from now
+	 * @param maxWait the latest acceptable admission, from now
+	 * @return the reservation
+	 */
+	Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait);
+
+	/**
+	 * Returns the state of one key, consuming nothing.
+	 * @param key the bucket
+	 * @return the state as a decision
+	 */
+	RateLimitDecision inspect(String key);
+
+	/**
+	 * Forgets one key: its next call finds full buckets and empty windows.
+	 * @param key the bucket
+	 */
+	void reset(String key);
+
+}

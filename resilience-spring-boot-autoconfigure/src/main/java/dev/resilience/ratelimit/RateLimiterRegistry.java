@@ -1,0 +1,180 @@
+package dev.resilience.ratelimit;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
+
+/**
+ * The application's rate limiters, by name. The starter registers one as a bean, built from
+ * {@code resilience.rate-limiters.*}; build one yourself with {@link #builder()}.
+ */
+public final class RateLimiterRegistry {
+
+	private final Map<String, RateLimiter> limiters;
+
+	private final RateLimitAcquirer acquirer;
+
+	private RateLimiterRegistry(Builder builder) {
+		this.acquirer = new RateLimitAcquirer(builder.ticker, builder.sleeper, builder.listeners);
+		Map<String, RateLimiter> limiters = new LinkedHashMap<>();
+		builder.settings.forEach((name, settings) -> {
+			RateLimitStoreFactory factory = builder.stores.get(settings.store());
+			if (factory == null) {
+				throw new IllegalArgumentException("Rate limiter '" + name + "' uses store '" + settings.store()
+						+ "', but the known stores are " + builder.stores.keySet());
+			}
+			RateLimitStore store = factory.create(name, settings, builder.ticker);
+			limiters.put(name, new StoreRateLimiter(name, settings, store, this.acquirer));
+		});
+		this.limiters = Collections.unmodifiableMap(limiters);
+	}
+
+	/**
+	 * Returns a builder with the system clock, the in-memory store and no limiters.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns the limiter with the given name.
+	 * @param name the limiter's name
+	 * @return the limiter
+	 * @throws IllegalArgumentException if there is none, naming the limiters there are
+	 */
+	public RateLimiter get(String name) {
+		RateLimiter limiter = this.limiters.get(name);
+		if (limiter == null) {
+			throw new IllegalArgumentException("No rate limiter named '" + name + "'; configured under "
+					+ "resilience.rate-limiters are " + this.limiters.keySet());
+		}
+		return limiter;
+	}
+
+	/**
+	 * Returns the names of all limiters, in configuration order.
+	 * @return the names
+	 */
+	public Set<String> getNames() {
+		return this.limiters.keySet();
+	}
+
+	/**
+	 * Returns all limiters, in configuration order.
+	 * @return the limiters
+	 */
+	public Collection<RateLimiter> getAll() {
+		return this.limiters.values();
+	}
+
+	/**
+	 * Admits one call through several limiters, all or nothing: a call rejected by one limiter
+	 * leaves the others as if it had not happened. Waits for a reserved slot when the requests
+	 * allow it.
+	 * @param requests one per limiter, checked in order
+	 * @return the permit, to close when the call ends
+	 * @throws RateLimitExceededException if a limiter rejects the call
+	 */
+	public Permit acquireAll(List<RateLimitRequest> requests) {
+		return this.acquirer.acquire(requests);
+	}
+
+	/**
+	 * Builds a {@link RateLimiterRegistry}.
+	 */
+	public static final class Builder {
+
+		private Ticker ticker = Ticker.system();
+
+		private Sleeper sleeper = Sleeper.system();
+
+		private final List<RateLimitListener> listeners = new ArrayList<>();
+
+		private final Map<String, RateLimitStoreFactory> stores = new HashMap<>();
+
+		private final Map<String, RateLimiterSettings> settings = new LinkedHashMap<>();
+
+		private Builder() {
+			this.stores.put(RateLimiterSettings.MEMORY_STORE, InMemoryRateLimitStore::new);
+		}
+
+		/**
+		 * Sets the clock.
+		 * @param ticker the clock
+		 * @return this builder
+		 */
+		public Builder ticker(Ticker ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Sets how callers wait for reserved slots.
+		 * @param sleeper the sleeper
+		 * @return this builder
+		 */
+		public Builder sleeper(Sleeper sleeper) {
+			this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+			return this;
+		}
+
+		/**
+		 * Adds a listener told of every final decision.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder listener(RateLimitListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Registers a store type.
+		 * @param type the name that {@link RateLimiterSettings#store()} selects it by
+		 * @param factory creates one store per limiter
+		 * @return this builder
+		 */
+		public Builder store(String type, RateLimitStoreFactory factory) {
+			this.stores.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(factory, "factory"));
+			return this;
+		}
+
+		/**
+		 * Adds a limiter.
+		 * @param name the limiter's name
+		 * @param settings its settings
+		 * @return this builder
+		 * @throws IllegalArgumentException if the name is blank or already taken
+		 */
+		public Builder limiter(String name, RateLimiterSettings settings) {
+			if (name == null || name.isBlank()) {
+				throw new IllegalArgumentException("a rate limiter needs a name");
+			}
+			if (this.settings.putIfAbsent(name, Objects.requireNonNull(settings, "settings")) != null) {
+				throw new IllegalArgumentException("Rate limiter '" + name + "' is defined twice");
+			}
+			return this;
+		}
+
+		/**
+		 * Builds the registry, creating each limiter's store.
+		 * @return the registry
+		 * @throws IllegalArgumentException if a limiter names an unknown store
+		 */
+		public RateLimiterRegistry build() {
+			return new RateLimiterRegistry(this);
+		}
+
+	}
+
+}

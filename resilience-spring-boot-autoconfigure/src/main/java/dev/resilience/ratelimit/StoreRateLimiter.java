@@ -1,0 +1,84 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A {@link RateLimiter} whose state lives in a {@link RateLimitStore}.
+ */
+final class StoreRateLimiter implements RateLimiter {
+
+	private final String name;
+
+	private final RateLimiterSettings settings;
+
+	private final RateLimitStore store;
+
+	private final RateLimitAcquirer acquirer;
+
+	StoreRateLimiter(String name, RateLimiterSettings settings, RateLimitStore store, RateLimitAcquirer acquirer) {
+		this.name = name;
+		this.settings = settings;
+		this.store = store;
+		this.acquirer = acquirer;
+	}
+
+	@Override
+	public String getName() {
+		return this.name;
+	}
+
+	@Override
+	public RateLimiterSettings getSettings() {
+		return this.settings;
+	}
+
+	@Override
+	public String getStoreType() {
+		return this.store.getType();
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String key, int cost) {
+		checkCost(cost);
+		return this.acquirer.tryAcquire(this, Objects.requireNonNull(key, "key"), cost);
+	}
+
+	@Override
+	public Permit acquire(String key, int cost, Duration maxWait) {
+		return this.acquirer.acquire(List.of(new RateLimitRequest(this, key, cost, maxWait)));
+	}
+
+	@Override
+	public Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait) {
+		checkCost(cost);
+		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(notBefore),
+				Durations.toNanos(maxWait));
+	}
+
+	@Override
+	public RateLimitDecision inspect(String key) {
+		return this.store.inspect(Objects.requireNonNull(key, "key"));
+	}
+
+	@Override
+	public void reset(String key) {
+		this.store.reset(Objects.requireNonNull(key, "key"));
+	}
+
+	private void checkCost(int cost) {
+		try {
+			this.settings.checkCost(cost);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Rate limiter '" + this.name + "': " + ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "RateLimiter[" + this.name + ", store=" + this.store.getType() + "]";
+	}
+
+}

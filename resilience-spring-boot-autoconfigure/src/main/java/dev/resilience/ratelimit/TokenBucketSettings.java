@@ -1,0 +1,43 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings of a token bucket.
+ *
+ * @param capacity the most tokens the bucket holds, which is the largest burst it admits
+ * @param refillTokens how many tokens are added per {@code refillPeriod}
+ * @param refillPeriod the period over which {@code refillTokens} are added
+ * @param refillStrategy whether tokens arrive continuously or once per whole period
+ */
+public record TokenBucketSettings(long capacity, long refillTokens, Duration refillPeriod,
+		RefillStrategy refillStrategy) {
+
+	/**
+	 * Checks the settings.
+	 * @throws IllegalArgumentException if a number or the period is not positive
+	 */
+	public TokenBucketSettings {
+		Objects.requireNonNull(refillPeriod, "refillPeriod");
+		Objects.requireNonNull(refillStrategy, "refillStrategy");
+		if (capacity <= 0) {
+			throw new IllegalArgumentException("token-bucket.capacity must be positive but was " + capacity);
+		}
+		if (refillTokens <= 0) {
+			throw new IllegalArgumentException("token-bucket.refill-tokens must be positive but was " + refillTokens);
+		}
+		if (refillPeriod.isNegative() || refillPeriod.isZero()) {
+			throw new IllegalArgumentException("token-bucket.refill-period must be positive but was " + refillPeriod);
+		}
+	}
+
+	/**
+	 * Returns the refill period in nanoseconds.
+	 * @return the refill period in nanoseconds
+	 */
+	public long refillPeriodNanos() {
+		return Durations.toNanos(this.refillPeriod);
+	}
+
+}

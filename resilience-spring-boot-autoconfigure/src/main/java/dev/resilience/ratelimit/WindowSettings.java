@@ -1,0 +1,37 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A sliding window: no interval of length {@code period} may contain more than {@code limit}
+ * admitted cost.
+ *
+ * @param limit the most cost admitted within any interval of length {@code period}
+ * @param period the length of the window
+ */
+public record WindowSettings(long limit, Duration period) {
+
+	/**
+	 * Checks the settings.
+	 * @throws IllegalArgumentException if the limit or the period is not positive
+	 */
+	public WindowSettings {
+		Objects.requireNonNull(period, "period");
+		if (limit <= 0) {
+			throw new IllegalArgumentException("limit must be positive but was " + limit);
+		}
+		if (period.isNegative() || period.isZero()) {
+			throw new IllegalArgumentException("period must be positive but was " + period);
+		}
+	}
+
+	/**
+	 * Returns the period in nanoseconds.
+	 * @return the period in nanoseconds
+	 */
+	public long periodNanos() {
+		return Durations.toNanos(this.period);
+	}
+
+}
