@@ -39,7 +39,7 @@ final class RateLimitAcquirer {
 					+ "' has max-concurrent, whose permits must be returned: use acquire(...) and close the Permit");
 		}
 		RateLimitDecision decision = limiter.reserve(key, cost, Duration.ZERO, Duration.ZERO).getDecision();
-		publish(decision);
+		publish(limiter, decision);
 		return decision;
 	}
 
@@ -51,6 +51,7 @@ final class RateLimitAcquirer {
 		long target = start;
 		while (true) {
 			List<Reservation> taken = new ArrayList<>(requests.size());
+			List<RateLimiter> takenBy = new ArrayList<>(requests.size());
 			RateLimitRequest rejectedBy = null;
 			Reservation rejection = null;
 			boolean movedLater = false;
@@ -75,9 +76,10 @@ final class RateLimitAcquirer {
 					}
 				}
 				taken.add(reservation);
+				takenBy.add(request.limiter());
 			}
 			if (rejection == null && !movedLater) {
-				return admit(taken, start, target);
+				return admit(taken, takenBy, start, target);
 			}
 			taken.forEach(Reservation::cancel);
 			if (rejection != null) {
@@ -92,7 +94,7 @@ final class RateLimitAcquirer {
 		long left = budgetLeft(request, start, this.ticker.read());
 		boolean permitsTaken = decision.getMaxConcurrent() > 0 && decision.getInFlight() >= decision.getMaxConcurrent();
 		if (!permitsTaken || left <= 0) {
-			publish(decision);
+			publish(request.limiter(), decision);
 			throw new RateLimitExceededException(decision);
 		}
 		try {
@@ -104,7 +106,7 @@ final class RateLimitAcquirer {
 		}
 	}
 
-	private Permit admit(List<Reservation> taken, long start, long target) {
+	private Permit admit(List<Reservation> taken, List<RateLimiter> takenBy, long start, long target) {
 		try {
 			this.sleeper.sleep(target - this.ticker.read());
 		}
@@ -113,7 +115,9 @@ final class RateLimitAcquirer {
 			Thread.currentThread().interrupt();
 			throw interrupted(taken.get(0).getDecision());
 		}
-		taken.forEach((reservation) -> publish(reservation.getDecision()));
+		for (int i = 0; i < taken.size(); i++) {
+			publish(takenBy.get(i), taken.get(i).getDecision());
+		}
 		return new Permit(taken, Duration.ofNanos(Math.max(0, this.ticker.read() - start)));
 	}
 
@@ -126,9 +130,9 @@ final class RateLimitAcquirer {
 				"Interrupted while waiting for rate limiter '" + decision.getLimiterName() + "'; nothing was consumed");
 	}
 
-	private void publish(RateLimitDecision decision) {
+	private void publish(RateLimiter limiter, RateLimitDecision decision) {
 		for (RateLimitListener listener : this.listeners) {
-			listener.onDecision(decision);
+			listener.onDecision(limiter, decision);
 		}
 	}
 

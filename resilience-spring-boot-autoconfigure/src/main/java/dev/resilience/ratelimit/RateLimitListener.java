@@ -11,8 +11,9 @@ public interface RateLimitListener {
 	/**
 	 * Called with a limiter's decision for one call: permitted (with a zero
 	 * {@link RateLimitDecision#getWait() wait}), waited (permitted after a wait) or rejected.
+	 * @param limiter the limiter that decided
 	 * @param decision the decision
 	 */
-	void onDecision(RateLimitDecision decision);
+	void onDecision(RateLimiter limiter, RateLimitDecision decision);
 
 }
