@@ -1,0 +1,57 @@
+package dev.resilience.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.core.Ordered;
+
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+
+/**
+ * Configuration properties of the resilience starter. Unknown keys under {@code resilience.}
+ * are an error rather than silently ignored.
+ */
+@ConfigurationProperties(prefix = "resilience", ignoreUnknownFields = false)
+public class ResilienceProperties {
+
+	/**
+	 * Rate limiters by name, as used by {@code @RateLimited(name)} and
+	 * {@code RateLimiterRegistry.get(name)}.
+	 */
+	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
+
+	/**
+	 * Order of the resilience aspects on one method: lower runs outside.
+	 */
+	private final AspectOrder aspectOrder = new AspectOrder();
+
+	public Map<String, RateLimiterProperties> getRateLimiters() {
+		return this.rateLimiters;
+	}
+
+	public AspectOrder getAspectOrder() {
+		return this.aspectOrder;
+	}
+
+	/**
+	 * Order of each resilience aspect; a lower value runs outside a higher one.
+	 */
+	public static class AspectOrder {
+
+		/**
+		 * Order of the @RateLimited aspect.
+		 */
+		private int rateLimit = Ordered.LOWEST_PRECEDENCE - 2;
+
+		public int getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(int rateLimit) {
+			this.rateLimit = rateLimit;
+		}
+
+	}
+
+}

@@ -1,0 +1,29 @@
+package dev.resilience.autoconfigure.actuate;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+
+/**
+ * Auto-configuration of the {@code resilience} Actuator endpoint.
+ */
+@AutoConfiguration(after = RateLimiterAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnAvailableEndpoint(ResilienceEndpoint.class)
+public final class ResilienceEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RateLimiterRegistry.class)
+	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters) {
+		return new ResilienceEndpoint(rateLimiters);
+	}
+
+}

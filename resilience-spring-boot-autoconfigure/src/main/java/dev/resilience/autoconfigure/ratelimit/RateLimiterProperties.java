@@ -1,0 +1,273 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.WindowAlgorithm;
+
+/**
+ * Configuration of one rate limiter, {@code resilience.rate-limiters.<name>}. A limiter needs at
+ * least one of {@code token-bucket}, {@code windows} and {@code max-concurrent}.
+ */
+public class RateLimiterProperties {
+
+	/**
+	 * Where the limiter keeps its state.
+	 */
+	private Store store = Store.MEMORY;
+
+	/**
+	 * Token bucket: a burst of up to capacity calls, refilled at refill-tokens per refill-period.
+	 */
+	private @Nullable TokenBucket tokenBucket;
+
+	/**
+	 * Sliding windows; each must admit a call: no interval of length period contains more
+	 * than limit admitted cost.
+	 */
+	private List<Window> windows = new ArrayList<>();
+
+	/**
+	 * How the sliding windows count: log is exact, counter is approximate with constant memory
+	 * per key.
+	 */
+	private WindowAlgorithm windowAlgorithm = WindowAlgorithm.LOG;
+
+	/**
+	 * Calls in flight per key; 0 means unlimited.
+	 */
+	private int maxConcurrent;
+
+	/**
+	 * How long a concurrency permit lives when its holder never returns it.
+	 */
+	private Duration leaseTimeout = Duration.ofMinutes(1);
+
+	/**
+	 * How long a call may wait for a permit; 0 rejects at once.
+	 */
+	private Duration maxWait = Duration.ZERO;
+
+	public Store getStore() {
+		return this.store;
+	}
+
+	public void setStore(Store store) {
+		this.store = store;
+	}
+
+	public @Nullable TokenBucket getTokenBucket() {
+		return this.tokenBucket;
+	}
+
+	public void setTokenBucket(@Nullable TokenBucket tokenBucket) {
+		this.tokenBucket = tokenBucket;
+	}
+
+	public List<Window> getWindows() {
+		return this.windows;
+	}
+
+	public void setWindows(List<Window> windows) {
+		this.windows = windows;
+	}
+
+	public WindowAlgorithm getWindowAlgorithm() {
+		return this.windowAlgorithm;
+	}
+
+	public void setWindowAlgorithm(WindowAlgorithm windowAlgorithm) {
+		this.windowAlgorithm = windowAlgorithm;
+	}
+
+	public int getMaxConcurrent() {
+		return this.maxConcurrent;
+	}
+
+	public void setMaxConcurrent(int maxConcurrent) {
+		this.maxConcurrent = maxConcurrent;
+	}
+
+	public Duration getLeaseTimeout() {
+		return this.leaseTimeout;
+	}
+
+	public void setLeaseTimeout(Duration leaseTimeout) {
+		this.leaseTimeout = leaseTimeout;
+	}
+
+	public Duration getMaxWait() {
+		return this.maxWait;
+	}
+
+	public void setMaxWait(Duration maxWait) {
+		this.maxWait = maxWait;
+	}
+
+	/**
+	 * Maps these properties to the settings of the limiter.
+	 * @param name the limiter's name, for error messages
+	 * @return the settings
+	 * @throws IllegalArgumentException naming the offending property
+	 */
+	public RateLimiterSettings toSettings(String name) {
+		String prefix = "resilience.rate-limiters." + name + ".";
+		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
+			.store(this.store.id())
+			.windowAlgorithm(this.windowAlgorithm)
+			.maxConcurrent(this.maxConcurrent, this.leaseTimeout)
+			.maxWait(this.maxWait);
+		TokenBucket bucket = this.tokenBucket;
+		if (bucket != null) {
+			if (bucket.refillTokens == null) {
+				throw new IllegalArgumentException(prefix + "token-bucket.refill-tokens is required");
+			}
+			long capacity = (bucket.capacity != null) ? bucket.capacity : bucket.refillTokens;
+			validate(prefix, () -> builder.tokenBucket(capacity, bucket.refillTokens, bucket.refillPeriod,
+					bucket.refillStrategy));
+		}
+		for (int i = 0; i < this.windows.size(); i++) {
+			Window window = this.windows.get(i);
+			String windowPrefix = prefix + "windows[" + i + "].";
+			if (window.limit == null || window.period == null) {
+				throw new IllegalArgumentException(windowPrefix + ((window.limit == null) ? "limit" : "period") + " is required");
+			}
+			validate(windowPrefix, () -> builder.window(window.limit, window.period));
+		}
+		try {
+			return builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("resilience.rate-limiters." + name + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private static void validate(String prefix, Runnable step) {
+		try {
+			step.run();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(prefix + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Where a limiter keeps its state.
+	 */
+	public enum Store {
+
+		/**
+		 * In this JVM's memory; each application instance limits on its own.
+		 */
+		MEMORY(RateLimiterSettings.MEMORY_STORE);
+
+		private final String id;
+
+		Store(String id) {
+			this.id = id;
+		}
+
+		String id() {
+			return this.id;
+		}
+
+	}
+
+	/**
+	 * A token bucket.
+	 */
+	public static class TokenBucket {
+
+		/**
+		 * Bucket size, which is the largest burst; defaults to refill-tokens.
+		 */
+		private @Nullable Long capacity;
+
+		/**
+		 * Tokens added per refill-period.
+		 */
+		private @Nullable Long refillTokens;
+
+		/**
+		 * Period over which refill-tokens are added.
+		 */
+		private Duration refillPeriod = Duration.ofSeconds(1);
+
+		/**
+		 * greedy adds tokens continuously; interval adds refill-tokens at once per whole period.
+		 */
+		private RefillStrategy refillStrategy = RefillStrategy.GREEDY;
+
+		public @Nullable Long getCapacity() {
+			return this.capacity;
+		}
+
+		public void setCapacity(@Nullable Long capacity) {
+			this.capacity = capacity;
+		}
+
+		public @Nullable Long getRefillTokens() {
+			return this.refillTokens;
+		}
+
+		public void setRefillTokens(@Nullable Long refillTokens) {
+			this.refillTokens = refillTokens;
+		}
+
+		public Duration getRefillPeriod() {
+			return this.refillPeriod;
+		}
+
+		public void setRefillPeriod(Duration refillPeriod) {
+			this.refillPeriod = refillPeriod;
+		}
+
+		public RefillStrategy getRefillStrategy() {
+			return this.refillStrategy;
+		}
+
+		public void setRefillStrategy(RefillStrategy refillStrategy) {
+			this.refillStrategy = refillStrategy;
+		}
+
+	}
+
+	/**
+	 * A sliding window.
+	 */
+	public static class Window {
+
+		/**
+		 * Most cost admitted within any interval of length period.
+		 */
+		private @Nullable Long limit;
+
+		/**
+		 * Length of the window.
+		 */
+		private @Nullable Duration period;
+
+		public @Nullable Long getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Long limit) {
+			this.limit = limit;
+		}
+
+		public @Nullable Duration getPeriod() {
+			return this.period;
+		}
+
+		public void setPeriod(@Nullable Duration period) {
+			this.period = period;
+		}
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Spring wiring of rate limiting: properties, auto-configuration, the aspect, metrics and Spring MVC support.
+ */
+@NullMarked
+package dev.resilience.autoconfigure.ratelimit;
+
+import org.jspecify.annotations.NullMarked;

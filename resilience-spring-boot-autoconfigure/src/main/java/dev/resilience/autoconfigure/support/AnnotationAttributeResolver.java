@@ -1,0 +1,83 @@
+package dev.resilience.autoconfigure.support;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+
+/**
+ * Reads the string attributes of the resilience annotations: resolves {@code ${...}}
+ * placeholders and parses durations in Spring Boot's format ({@code 250ms}, {@code 5s},
+ * {@code PT5S}), failing with a message that names the annotated method.
+ */
+public final class AnnotationAttributeResolver {
+
+	private final @Nullable ConfigurableBeanFactory beanFactory;
+
+	/**
+	 * Creates a resolver.
+	 * @param beanFactory resolves placeholders, or {@code null} to take values literally
+	 */
+	public AnnotationAttributeResolver(@Nullable ConfigurableBeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Resolves {@code ${...}} placeholders in an attribute.
+	 * @param value the attribute's value
+	 * @param where the attribute and method, for the error message
+	 * @return the resolved value
+	 * @throws IllegalStateException if a placeholder cannot be resolved
+	 */
+	public String resolve(String value, String where) {
+		if (this.beanFactory == null || !value.contains("${")) {
+			return value;
+		}
+		try {
+			String resolved = this.beanFactory.resolveEmbeddedValue(value);
+			return (resolved != null) ? resolved : "";
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("Cannot resolve '" + value + "' of " + where + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Resolves and parses a duration attribute.
+	 * @param value the attribute's value, not empty
+	 * @param where the attribute and method, for the error message
+	 * @return the duration, never negative
+	 * @throws IllegalStateException if the value is not a duration or is negative
+	 */
+	public Duration duration(String value, String where) {
+		String resolved = resolve(value, where).trim();
+		Duration duration;
+		try {
+			duration = DurationStyle.detectAndParse(resolved);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("'" + resolved + "' of " + where
+					+ " is not a duration; use a form such as 250ms, 5s, 1m or PT5S", ex);
+		}
+		if (duration.isNegative()) {
+			throw new IllegalStateException("'" + resolved + "' of " + where + " must not be negative");
+		}
+		return duration;
+	}
+
+	/**
+	 * Describes a method for messages: {@code PartnerClient.fetch(String, long)}.
+	 * @param method the method
+	 * @return the description
+	 */
+	public static String describe(Method method) {
+		return method.getDeclaringClass().getSimpleName() + "." + method.getName()
+				+ Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+	}
+
+}

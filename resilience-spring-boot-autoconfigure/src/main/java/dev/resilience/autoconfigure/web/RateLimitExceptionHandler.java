@@ -1,0 +1,49 @@
+package dev.resilience.autoconfigure.web;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitExceededException;
+
+/**
+ * Turns an uncaught {@link RateLimitExceededException} into {@code 429 Too Many Requests} with a
+ * {@link ProblemDetail} body and the {@code Retry-After}, {@code RateLimit-Policy} and
+ * {@code RateLimit} header fields. Ordered last, so an application's own
+ * {@code @ExceptionHandler} for the exception wins. The key is left out of the body: it may be
+ * a customer id or an API key.
+ */
+@RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class RateLimitExceptionHandler {
+
+	/**
+	 * Answers a rejected call.
+	 * @param exception the rejection
+	 * @return the 429 response
+	 */
+	@ExceptionHandler(RateLimitExceededException.class)
+	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception) {
+		RateLimitDecision decision = exception.getDecision();
+		String retryAfter = RateLimitHeaders.retryAfter(exception.getRetryAfter());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
+				"Rate limit '" + exception.getLimiterName() + "' exceeded; retry after " + retryAfter + " s");
+		problem.setTitle("Too Many Requests");
+		problem.setProperty("limiter", exception.getLimiterName());
+		problem.setProperty("retryAfterSeconds", Long.parseLong(retryAfter));
+		HttpHeaders headers = new HttpHeaders();
+		headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
+		if (!decision.getQuotas().isEmpty()) {
+			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(decision));
+			headers.set(RateLimitHeaders.RATE_LIMIT, RateLimitHeaders.rateLimit(decision));
+		}
+		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
+	}
+
+}

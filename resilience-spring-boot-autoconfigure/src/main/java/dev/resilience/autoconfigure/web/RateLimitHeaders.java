@@ -1,0 +1,69 @@
+package dev.resilience.autoconfigure.web;
+
+import java.time.Duration;
+import java.util.stream.Collectors;
+
+import dev.resilience.ratelimit.RateLimitDecision;
+
+/**
+ * Formats a decision as HTTP header fields: {@code Retry-After} and the IETF httpapi draft's
+ * {@code RateLimit-Policy} and {@code RateLimit}, one item per token bucket or window, e.g.
+ * {@code "partner-api-5s";q=25;w=5} and {@code "partner-api-5s";r=0;t=3}.
+ */
+public final class RateLimitHeaders {
+
+	/** The {@code RateLimit-Policy} header field. */
+	public static final String POLICY = "RateLimit-Policy";
+
+	/** The {@code RateLimit} header field. */
+	public static final String RATE_LIMIT = "RateLimit";
+
+	private RateLimitHeaders() {
+	}
+
+	/**
+	 * Returns the {@code RateLimit-Policy} value: quota {@code q} per window {@code w} seconds.
+	 * @param decision the decision
+	 * @return the value, empty when the limiter has only a concurrency limit
+	 */
+	public static String policy(RateLimitDecision decision) {
+		return decision.getQuotas()
+			.stream()
+			.map((quota) -> item(quota.policy()) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window())))
+			.collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Returns the {@code RateLimit} value: remaining {@code r} and seconds {@code t} until more.
+	 * @param decision the decision
+	 * @return the value, empty when the limiter has only a concurrency limit
+	 */
+	public static String rateLimit(RateLimitDecision decision) {
+		return decision.getQuotas()
+			.stream()
+			.map((quota) -> item(quota.policy()) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset()))
+			.collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Returns the {@code Retry-After} value: whole seconds, rounded up.
+	 * @param retryAfter the delay
+	 * @return the value
+	 */
+	public static String retryAfter(Duration retryAfter) {
+		return Long.toString(seconds(retryAfter));
+	}
+
+	/** Whole seconds, rounded up: a client told to come back early would only be rejected again. */
+	static long seconds(Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			return 0;
+		}
+		return duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
+	}
+
+	private static String item(String name) {
+		return '"' + name.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+	}
+
+}

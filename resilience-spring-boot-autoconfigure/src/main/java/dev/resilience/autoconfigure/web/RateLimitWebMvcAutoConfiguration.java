@@ -1,0 +1,33 @@
+package dev.resilience.autoconfigure.web;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+
+/**
+ * Auto-configuration of the Spring MVC support: the 429 handler and the {@code RateLimit}
+ * header fields on admitted calls.
+ */
+@AutoConfiguration(before = RateLimiterAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(DispatcherServlet.class)
+public final class RateLimitWebMvcAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitExceptionHandler rateLimitExceptionHandler() {
+		return new RateLimitExceptionHandler();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitResponseHeaders rateLimitResponseHeaders() {
+		return new RateLimitResponseHeaders();
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Spring MVC support: {@code 429 Too Many Requests} with the IETF {@code RateLimit} header fields.
+ */
+@NullMarked
+package dev.resilience.autoconfigure.web;
+
+import org.jspecify.annotations.NullMarked;
