@@ -1,0 +1,101 @@
+package dev.resilience.sample;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Starts the sample on a random port and drives it over HTTP, in real time.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+class SampleApplicationTests {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private JsonMapper json;
+
+	@Test
+	void burstIsPacedThenCutAtTheFiveSecondWindow() throws Exception {
+		HttpResponse<String> response = get("/demo/burst?calls=40", null);
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode report = this.json.readTree(response.body());
+		// The 5 s window admits exactly 25; the bucket admits the first 10 at once and paces the
+		// rest, and the 26th would wait about 3.5 s for the window, more than max-wait (2 s).
+		assertThat(report.get("admitted").asInt() + report.get("waited").asInt()).isEqualTo(25);
+		assertThat(report.get("admitted").asInt()).isGreaterThanOrEqualTo(10);
+		assertThat(report.get("waited").asInt()).isPositive();
+		assertThat(report.get("rejected").asInt()).isEqualTo(15);
+		assertThat(report.get("retryAfterSeconds").asLong()).isBetween(1L, 5L);
+
+		HttpResponse<String> metrics = get("/actuator/metrics/resilience.ratelimiter.calls?tag=name:partner-api&tag=outcome:rejected", null);
+		assertThat(this.json.readTree(metrics.body()).get("measurements").get(0).get("value").asDouble()).isEqualTo(15.0);
+	}
+
+	@Test
+	void partnerAnswers429WithRetryAfterBeyondItsLimit() throws Exception {
+		String apiKey = "greedy-test-client";
+		for (int i = 1; i <= 30; i++) {
+			HttpResponse<String> admitted = get("/partner/orders/" + i, apiKey);
+			assertThat(admitted.statusCode()).isEqualTo(200);
+			assertThat(admitted.headers().allValues("RateLimit")).isNotEmpty();
+		}
+
+		HttpResponse<String> rejected = get("/partner/orders/31", apiKey);
+
+		assertThat(rejected.statusCode()).isEqualTo(429);
+		assertThat(rejected.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+		assertThat(Long.parseLong(rejected.headers().firstValue("Retry-After").orElseThrow())).isBetween(1L, 5L);
+		assertThat(rejected.headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"partner-server-5s\";q=30;w=5, \"partner-server-60s\";q=300;w=60");
+		assertThat(rejected.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"partner-server-5s\";r=0;t=");
+		JsonNode problem = this.json.readTree(rejected.body());
+		assertThat(problem.get("status").asInt()).isEqualTo(429);
+		assertThat(problem.get("limiter").asString()).isEqualTo("partner-server");
+
+		// Another API key has its own bucket.
+		assertThat(get("/partner/orders/1", "another-client").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void actuatorListsTheLimitersAndInspectsAKey() throws Exception {
+		HttpResponse<String> all = get("/actuator/resilience", null);
+		assertThat(all.statusCode()).isEqualTo(200);
+		JsonNode limiters = this.json.readTree(all.body()).get("rateLimiters");
+		assertThat(limiters.get("partner-api").get("windows").get(0).get("limit").asLong()).isEqualTo(25);
+		assertThat(limiters.get("partner-server").get("store").asString()).isEqualTo("memory");
+
+		HttpResponse<String> key = get("/actuator/resilience/partner-server?key=nobody-yet", null);
+		assertThat(key.statusCode()).isEqualTo(200);
+		assertThat(this.json.readTree(key.body()).get("remaining").asLong()).isEqualTo(30);
+
+		assertThat(get("/actuator/resilience/no-such-limiter", null).statusCode()).isEqualTo(404);
+		assertThat(get("/actuator/prometheus", null).statusCode()).isEqualTo(200);
+	}
+
+	private HttpResponse<String> get(String path, String apiKey) throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path));
+		if (apiKey != null) {
+			request.header("X-Api-Key", apiKey);
+		}
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+}
