@@ -143,7 +143,8 @@ public final class TokenBucket {
 		long period = settings.refillPeriodNanos();
 		long rate = settings.refillTokens();
 		long wait = (settings.refillStrategy() == RefillStrategy.INTERVAL)
-				? Durations.mulDivCeil(missing, 1, rate) * period : Durations.mulDivCeil(missing, period, rate);
+				? Durations.mulDivCeil(Durations.mulDivCeil(missing, 1, rate), period, 1)
+				: Durations.mulDivCeil(missing, period, rate);
 		return Math.max(earliest, Durations.saturatedAdd(refilled.updatedAt(), wait));
 	}
 
