@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.resilience.ManualTicker;
 
@@ -125,6 +127,22 @@ class SlidingWindowTests {
 		}
 		// the estimate spreads the 10 evenly, so it admits 5 although 9 + 5 = 14 fall within (0.5s, 1.5s]
 		assertThat(admitted).isEqualTo(5);
+	}
+
+	@ParameterizedTest
+	@EnumSource(WindowAlgorithm.class)
+	void windowLongerThanALongOfNanosecondsKeepsItsEntries(WindowAlgorithm algorithm) {
+		// a period of 1000 years saturates to Long.MAX_VALUE ns; the clock reads like System.nanoTime()
+		long start = Duration.ofHours(5).toNanos();
+		InMemoryRateLimitStore store = store(algorithm, 2, Duration.ofDays(365L * 1000));
+		assertThat(callAt(store, start, 1).isPermitted()).isTrue();
+		assertThat(callAt(store, start, 1).isPermitted()).isTrue();
+		RateLimitDecision third = callAt(store, start, 1);
+		assertThat(third.isPermitted()).isFalse();
+		assertThat(third.getRetryAfter()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE - start));
+		long dayLater = start + Duration.ofDays(1).toNanos();
+		assertThat(callAt(store, dayLater, 1).getRetryAfter()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE - dayLater));
+		assertThat(store.size()).isEqualTo(1);
 	}
 
 	private RateLimitDecision callAt(InMemoryRateLimitStore store, long nanos, long cost) {
