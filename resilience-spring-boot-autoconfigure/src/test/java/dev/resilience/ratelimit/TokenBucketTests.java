@@ -151,7 +151,7 @@ class TokenBucketTests {
 	}
 
 	@Test
-	void tokenBucketFullReportsNoRefillPending() {
+	void tokenBucketGreedyDropsTokensBeyondCapacity() {
 		TokenBucketSettings settings = greedy(7, 1, Duration.ofSeconds(1));
 		Result result = TokenBucket.tryTake(settings, new State(5, 0), 2 * SECOND, 1);
 		assertThat(result.remaining()).isEqualTo(6);
