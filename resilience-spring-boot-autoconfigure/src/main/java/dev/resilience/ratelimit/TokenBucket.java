@@ -117,7 +117,10 @@ public final class TokenBucket {
 		checkCost(settings, cost);
 		long at = availableAt(settings, state, now, cost);
 		State refilled = refill(settings, state, at);
-		State taken = new State(refilled.tokens() - cost, Math.max(refilled.updatedAt(), at));
+		// Keep the refill clock where refill left it: dating the bucket at "at" would drop the part
+		// of a period (or the fraction of a token) already earned. When the caller waits for this
+		// bucket's own tokens, refill already dates it at "at", so later callers queue behind it.
+		State taken = new State(refilled.tokens() - cost, refilled.updatedAt());
 		return new Result(taken, true, taken.tokens(), at - now, nanosUntilRefill(settings, taken, at));
 	}
 
@@ -140,7 +143,8 @@ public final class TokenBucket {
 		long period = settings.refillPeriodNanos();
 		long rate = settings.refillTokens();
 		long wait = (settings.refillStrategy() == RefillStrategy.INTERVAL)
-				? Durations.mulDivCeil(missing, 1, rate) * period : Durations.mulDivCeil(missing, period, rate);
+				? Durations.mulDivCeil(Durations.mulDivCeil(missing, 1, rate), period, 1)
+				: Durations.mulDivCeil(missing, period, rate);
 		return Math.max(earliest, Durations.saturatedAdd(refilled.updatedAt(), wait));
 	}
 

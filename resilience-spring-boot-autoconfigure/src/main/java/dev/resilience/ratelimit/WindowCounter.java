@@ -29,7 +29,7 @@ final class WindowCounter implements SlidingWindow {
 	}
 
 	private WindowCounter advance(long period, long at) {
-		if (at < this.start + period) {
+		if (at - this.start < period) {
 			return this;
 		}
 		long windows = (at - this.start) / period;
@@ -38,7 +38,7 @@ final class WindowCounter implements SlidingWindow {
 	}
 
 	private double estimate(long period, long at) {
-		double previousWeight = (double) (this.start + period - at) / period;
+		double previousWeight = (double) (period - (at - this.start)) / period;
 		return this.previous * previousWeight + this.current;
 	}
 
@@ -58,15 +58,17 @@ final class WindowCounter implements SlidingWindow {
 		long room = settings.limit() - cost - counter.current;
 		if (room >= 0) {
 			// Within this window the previous window's weight falls linearly to zero.
-			long at = counter.start + period - (long) Math.floor((double) room * period / counter.previous);
+			long at = Durations.saturatedAdd(counter.start,
+					period - (long) Math.floor((double) room * period / counter.previous));
 			return Math.max(from, at);
 		}
-		long nextStart = counter.start + period;
+		long nextStart = Durations.saturatedAdd(counter.start, period);
 		long nextRoom = settings.limit() - cost;
 		if (counter.current == 0) {
 			return nextStart;
 		}
-		long at = nextStart + period - (long) Math.floor((double) nextRoom * period / counter.current);
+		long at = Durations.saturatedAdd(nextStart,
+				period - (long) Math.floor((double) nextRoom * period / counter.current));
 		return Math.max(Math.max(from, nextStart), at);
 	}
 
@@ -79,10 +81,10 @@ final class WindowCounter implements SlidingWindow {
 	@Override
 	public WindowCounter remove(WindowSettings settings, long id, long cost, long addedAt) {
 		long period = settings.periodNanos();
-		if (addedAt >= this.start && addedAt < this.start + period) {
+		if (addedAt >= this.start && addedAt - this.start < period) {
 			return new WindowCounter(this.start, this.previous, Math.max(0, this.current - cost), this.last);
 		}
-		if (addedAt >= this.start - period && addedAt < this.start) {
+		if (addedAt < this.start && this.start - addedAt <= period) {
 			return new WindowCounter(this.start, Math.max(0, this.previous - cost), this.current, this.last);
 		}
 		return this;
@@ -99,16 +101,16 @@ final class WindowCounter implements SlidingWindow {
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		long period = settings.periodNanos();
 		WindowCounter counter = advance(period, at);
-		return (counter.previous + counter.current == 0) ? 0 : Math.max(0, counter.start + period - at);
+		return (counter.previous + counter.current == 0) ? 0 : Math.max(0, period - (at - counter.start));
 	}
 
 	@Override
 	public long idleAt(WindowSettings settings) {
 		long period = settings.periodNanos();
 		if (this.current > 0) {
-			return this.start + 2 * period;
+			return Durations.saturatedAdd(Durations.saturatedAdd(this.start, period), period);
 		}
-		return (this.previous > 0) ? this.start + period : Long.MIN_VALUE;
+		return (this.previous > 0) ? Durations.saturatedAdd(this.start, period) : Long.MIN_VALUE;
 	}
 
 }

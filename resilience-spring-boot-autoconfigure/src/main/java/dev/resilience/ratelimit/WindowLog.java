@@ -25,9 +25,8 @@ final class WindowLog implements SlidingWindow {
 
 	/** An entry admitted at {@code t} counts against every call in {@code [t, t + period)}. */
 	private int firstCounted(long period, long at) {
-		long cutoff = at - period;
 		int index = 0;
-		while (index < this.times.length && this.times[index] <= cutoff) {
+		while (index < this.times.length && at - this.times[index] >= period) {
 			index++;
 		}
 		return index;
@@ -65,7 +64,7 @@ final class WindowLog implements SlidingWindow {
 		for (int i = first; i < this.times.length; i++) {
 			used -= this.costs[i];
 			if (used + cost <= settings.limit()) {
-				return Math.max(start, this.times[i] + period);
+				return Math.max(start, Durations.saturatedAdd(this.times[i], period));
 			}
 		}
 		throw new IllegalArgumentException("cost " + cost + " exceeds the window limit of " + settings.limit());
@@ -110,12 +109,14 @@ final class WindowLog implements SlidingWindow {
 	@Override
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		int first = firstCounted(settings.periodNanos(), at);
-		return (first < this.times.length) ? Math.max(0, this.times[first] + settings.periodNanos() - at) : 0;
+		return (first < this.times.length)
+				? Math.max(0, Durations.saturatedAdd(settings.periodNanos(), this.times[first] - at)) : 0;
 	}
 
 	@Override
 	public long idleAt(WindowSettings settings) {
-		return (this.times.length == 0) ? Long.MIN_VALUE : this.times[this.times.length - 1] + settings.periodNanos();
+		return (this.times.length == 0) ? Long.MIN_VALUE
+				: Durations.saturatedAdd(this.times[this.times.length - 1], settings.periodNanos());
 	}
 
 }

@@ -1,0 +1,125 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ManualTicker;
+import dev.resilience.ratelimit.RateLimitDecision.Quota;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/** Several limiters on one call through the registry: all or nothing, slots aligned, listeners told. */
+class RateLimiterRegistryTests {
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	private final List<RateLimitDecision> decisions = new CopyOnWriteArrayList<>();
+
+	private RateLimiterRegistry registry(RateLimiterSettings a, RateLimiterSettings b) {
+		return RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.listener(this.decisions::add)
+			.limiter("a", a)
+			.limiter("b", b)
+			.build();
+	}
+
+	@Test
+	void acquireAllRejectedByLaterLimiterLeavesEarlierOneExactlyAsBefore() {
+		RateLimiterRegistry registry = registry(RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(10, Duration.ofSeconds(1))
+			.build(), RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
+		RateLimiter a = registry.get("a");
+		registry.acquireAll(requests(registry, Duration.ZERO));
+		assertThat(this.decisions).extracting(RateLimitDecision::getLimiterName).containsExactly("a", "b");
+		this.decisions.clear();
+		this.ticker.set(Duration.ofMillis(300));
+		RateLimitDecision before = a.inspect("k");
+		RateLimitExceededException ex = catchThrowableOfType(RateLimitExceededException.class,
+				() -> registry.acquireAll(requests(registry, Duration.ZERO)));
+		assertThat(ex.getLimiterName()).isEqualTo("b");
+		assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMillis(700));
+		assertThat(a.inspect("k").getQuotas()).isEqualTo(before.getQuotas());
+		assertThat(this.decisions).singleElement().satisfies((decision) -> {
+			assertThat(decision.getLimiterName()).isEqualTo("b");
+			assertThat(decision.isPermitted()).isFalse();
+		});
+		// the next call finds a as if the rejected one never happened, the earned 0.3 token included
+		RateLimitDecision next = a.tryAcquire("k", 1);
+		assertThat(next.isPermitted()).isTrue();
+		assertThat(next.getQuotas()).extracting(Quota::remaining).containsExactly(3L, 8L);
+		this.ticker.set(Duration.ofSeconds(1));
+		assertThat(a.inspect("k").getQuotas()).extracting(Quota::remaining).containsExactly(4L, 9L);
+	}
+
+	@Test
+	void acquireAllGivesBackEarlierConcurrencyPermitWhenLaterLimiterRejects() {
+		RateLimiterSettings onePermit = RateLimiterSettings.builder().maxConcurrent(1, Duration.ofSeconds(10)).build();
+		RateLimiterRegistry registry = registry(onePermit, onePermit);
+		Permit b = registry.get("b").acquire("k", 1, Duration.ZERO);
+		assertThat(catchThrowableOfType(RateLimitExceededException.class,
+				() -> registry.acquireAll(requests(registry, Duration.ZERO)))
+			.getLimiterName()).isEqualTo("b");
+		assertThat(registry.get("a").inspect("k").getInFlight()).isZero();
+		b.close();
+		Permit both = registry.acquireAll(requests(registry, Duration.ZERO));
+		assertThat(registry.get("a").inspect("k").getInFlight()).isEqualTo(1);
+		assertThat(registry.get("b").inspect("k").getInFlight()).isEqualTo(1);
+		both.close();
+		assertThat(registry.get("a").inspect("k").getInFlight()).isZero();
+		assertThat(registry.get("b").inspect("k").getInFlight()).isZero();
+	}
+
+	@Test
+	void acquireAllAdmitsEveryLimiterAtTheLatestSlot() {
+		RateLimiterRegistry registry = registry(RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build(), RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
+		registry.get("b").acquire("k", 1, Duration.ZERO);
+		this.decisions.clear();
+		Permit permit = registry.acquireAll(requests(registry, Duration.ofSeconds(2)));
+		assertThat(permit.getWaited()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.ticker.sleeps()).containsExactly(Duration.ofSeconds(1));
+		assertThat(this.decisions).extracting(RateLimitDecision::getWait)
+			.containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+		// a took its token at 1s, when the call proceeded, not at 0: its next token comes at 2s
+		assertThat(registry.get("a").inspect("k").getQuotas()).containsExactly(
+				new Quota("a-bucket", 1, Duration.ofSeconds(1), 0, Duration.ofSeconds(1)));
+	}
+
+	@Test
+	void listenersSeeRejectedTryAcquireOnce() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		RateLimiter a = registry(one, one).get("a");
+		a.tryAcquire("k", 1);
+		a.tryAcquire("k", 1);
+		assertThat(this.decisions).extracting(RateLimitDecision::isPermitted).containsExactly(true, false);
+	}
+
+	@Test
+	void unknownLimiterNameListsTheConfiguredOnes() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		assertThatIllegalArgumentException().isThrownBy(() -> registry(one, one).get("c"))
+			.withMessage("No rate limiter named 'c'; configured under resilience.rate-limiters are [a, b]");
+	}
+
+	@Test
+	void acquireAllNeedsAtLeastOneRequest() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		assertThatIllegalArgumentException().isThrownBy(() -> registry(one, one).acquireAll(List.of()))
+			.withMessage("at least one rate limit request is needed");
+	}
+
+	private static List<RateLimitRequest> requests(RateLimiterRegistry registry, Duration maxWait) {
+		return List.of(new RateLimitRequest(registry.get("a"), "k", 1, maxWait),
+				new RateLimitRequest(registry.get("b"), "k", 1, maxWait));
+	}
+
+}

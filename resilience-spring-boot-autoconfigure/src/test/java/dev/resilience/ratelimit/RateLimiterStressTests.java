@@ -1,0 +1,140 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ManualTicker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Eight threads on one key: exactly the maximum admitted, never more permits in flight than allowed. */
+class RateLimiterStressTests {
+
+	private static final int THREADS = 8;
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	private final ExecutorService executor = Executors.newFixedThreadPool(THREADS);
+
+	@AfterEach
+	void shutDown() throws InterruptedException {
+		this.executor.shutdownNow();
+		assertThat(this.executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * The clock steps 1 ms at a time, moved by the barrier between steps; at each step all threads
+	 * call until rejected, so every step admits exactly what the constraints allow then. The
+	 * window (100 per 1s) caps the bucket's burst of 150 at 0s and 1s; from then on the bucket's
+	 * 50 per second binds. Over 5s that is the bucket's capacity plus 5s of refill: 400.
+	 */
+	@Test
+	void eightThreadsAdmitExactlyTheMaximumOfWindowAndBucket() throws Exception {
+		long capacity = 150;
+		long refillPerSecond = 50;
+		int lastMillis = 5_000;
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("api", RateLimiterSettings.builder()
+				.tokenBucket(capacity, refillPerSecond, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+				.window(100, Duration.ofSeconds(1))
+				.build())
+			.build()
+			.get("api");
+		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
+		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
+		List<Future<?>> workers = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			workers.add(this.executor.submit(() -> {
+				for (int millis = 0; millis <= lastMillis; millis++) {
+					while (limiter.tryAcquire("k", 1).isPermitted()) {
+						admittedAt.incrementAndGet(millis);
+					}
+					step.await(10, TimeUnit.SECONDS);
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		int[] expected = new int[lastMillis + 1];
+		expected[0] = 100;
+		expected[1_000] = 100;
+		expected[2_000] = 50;
+		for (int millis = 2_020; millis <= lastMillis; millis += 20) {
+			expected[millis] = 1;
+		}
+		int[] actual = new int[lastMillis + 1];
+		long total = 0;
+		for (int millis = 0; millis <= lastMillis; millis++) {
+			actual[millis] = admittedAt.get(millis);
+			total += actual[millis];
+		}
+		assertThat(actual).isEqualTo(expected);
+		assertThat(total).isEqualTo(capacity + refillPerSecond * lastMillis / 1_000);
+	}
+
+	@Test
+	void eightThreadsNeverHoldMoreThanMaxConcurrentPermits() throws Exception {
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("db", RateLimiterSettings.builder().maxConcurrent(3, Duration.ofMinutes(1)).build())
+			.build()
+			.get("db");
+		int callsPerThread = 300;
+		AtomicInteger inFlight = new AtomicInteger();
+		AtomicInteger maxInFlight = new AtomicInteger();
+		AtomicInteger completed = new AtomicInteger();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			boolean waits = i % 2 == 0;
+			workers.add(this.executor.submit(() -> {
+				for (int call = 0; call < callsPerThread; call++) {
+					try (Permit permit = acquire(limiter, waits)) {
+						maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+						Thread.yield();
+						inFlight.decrementAndGet();
+					}
+					completed.incrementAndGet();
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		assertThat(completed).hasValue(THREADS * callsPerThread);
+		assertThat(maxInFlight.get()).isLessThanOrEqualTo(3);
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+	}
+
+	/** Half the threads wait for a returned permit, the other half retry after each rejection. */
+	private static Permit acquire(RateLimiter limiter, boolean waits) {
+		if (waits) {
+			return limiter.acquire("k", 1, Duration.ofSeconds(10));
+		}
+		while (true) {
+			try {
+				return limiter.acquire("k", 1, Duration.ZERO);
+			}
+			catch (RateLimitExceededException ex) {
+				Thread.onSpinWait();
+			}
+		}
+	}
+
+}
