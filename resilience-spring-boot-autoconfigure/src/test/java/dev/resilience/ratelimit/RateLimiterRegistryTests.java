@@ -24,7 +24,7 @@ class RateLimiterRegistryTests {
 		return RateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
-			.listener(this.decisions::add)
+			.listener((limiter, decision) -> this.decisions.add(decision))
 			.limiter("a", a)
 			.limiter("b", b)
 			.build();
