@@ -2,7 +2,6 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
@@ -41,9 +40,6 @@ class TokenBucketLimiterTests {
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 	}
 
-	@Disabled("Open question: a full interval bucket keeps its grid in TokenBucket, but the in-memory store forgets "
-			+ "full keys and restarts them at the next call, so with capacity = refill-tokens (the default) the next "
-			+ "refill comes at 250ms, as in ExWaiter")
 	@Test
 	void limiterBucketKeepsIntervalGridWhenARefillFillsTheBucket() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()

@@ -18,6 +18,9 @@ class TokenBucketTests {
 	/** ExWaiter's timestamp {@code 1678822656122} ms, in nanoseconds. */
 	private static final long T0 = ms(1678822656122L);
 
+	/** ExWaiter's clock reading rounded down to a whole second, where a new interval bucket is dated. */
+	private static final long T0_SECOND = ms(1678822656000L);
+
 	@Test
 	void tokenBucketTakesCostWithoutRefillInExWaitersWorkedExample() {
 		TokenBucketSettings settings = interval(5, 3, Duration.ofMillis(50));
@@ -41,13 +44,13 @@ class TokenBucketTests {
 
 	@Test
 	void tokenBucketRefillRateThreeAdmitsThreeThenRefillsOneInterval() {
-		Bucket bucket = new Bucket(interval(3, 3, Duration.ofSeconds(1)), T0);
-		assertThat(bucket.take(T0, 1)).isEqualTo("ok 2");
-		assertThat(bucket.take(T0, 1)).isEqualTo("ok 1");
-		assertThat(bucket.take(T0, 1)).isEqualTo("ok 0");
-		assertThat(bucket.take(T0, 1)).isEqualTo("error 0");
-		assertThat(bucket.take(T0 + SECOND, 1)).isEqualTo("ok 2");
-		assertThat(bucket.state).isEqualTo(new State(2, T0 + SECOND));
+		Bucket bucket = new Bucket(interval(3, 3, Duration.ofSeconds(1)), T0_SECOND);
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("ok 2");
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("ok 1");
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("ok 0");
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("error 0");
+		assertThat(bucket.take(T0_SECOND + SECOND, 1)).isEqualTo("ok 2");
+		assertThat(bucket.state).isEqualTo(new State(2, T0_SECOND + SECOND));
 	}
 
 	@Test
@@ -68,11 +71,22 @@ class TokenBucketTests {
 
 	@Test
 	void tokenBucketIntervalOfFiftyMillisRefillsAfterFiftyMillis() {
-		Bucket bucket = new Bucket(interval(1, 1, Duration.ofMillis(50)), T0);
-		assertThat(bucket.take(T0, 1)).isEqualTo("ok 0");
-		assertThat(bucket.take(T0, 1)).isEqualTo("error 0");
-		assertThat(bucket.take(T0 + ms(50) - 1, 1)).isEqualTo("error 0");
-		assertThat(bucket.take(T0 + ms(50), 1)).isEqualTo("ok 0");
+		Bucket bucket = new Bucket(interval(1, 1, Duration.ofMillis(50)), T0_SECOND);
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("ok 0");
+		assertThat(bucket.take(T0_SECOND, 1)).isEqualTo("error 0");
+		assertThat(bucket.take(T0_SECOND + ms(50) - 1, 1)).isEqualTo("error 0");
+		assertThat(bucket.take(T0_SECOND + ms(50), 1)).isEqualTo("ok 0");
+	}
+
+	@Test
+	void tokenBucketNewIntervalBucketIsDatedOnTheSharedGrid() {
+		// ExWaiter's reading is 22 ms into a 50 ms period: the first refill comes 28 ms later, at the
+		// grid line every bucket with these settings shares, so a forgotten key keeps its refills.
+		TokenBucketSettings settings = interval(1, 1, Duration.ofMillis(50));
+		assertThat(TokenBucket.full(settings, T0)).isEqualTo(new State(1, T0 - ms(22)));
+		Result taken = TokenBucket.tryTake(settings, TokenBucket.full(settings, T0), T0, 1);
+		assertThat(taken.nanosUntilRefill()).isEqualTo(ms(28));
+		assertThat(TokenBucket.full(settings, -ms(1))).isEqualTo(new State(1, -ms(50)));
 	}
 
 	@Test
