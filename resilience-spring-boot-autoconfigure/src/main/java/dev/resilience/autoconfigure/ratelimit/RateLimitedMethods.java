@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -65,6 +67,13 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 		}
 		for (String name : this.beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = this.beanFactory.getType(name, false);
+			// A JDK proxy's class shows only interfaces, whose methods carry no @RateLimited: read
+			// the class of the object it proxies instead.
+			if (type != null && Proxy.isProxyClass(type)
+					&& this.beanFactory.getSingleton(name) instanceof TargetClassAware proxy) {
+				Class<?> targetClass = proxy.getTargetClass();
+				type = (targetClass != null) ? targetClass : type;
+			}
 			if (type != null) {
 				Class<?> userClass = ClassUtils.getUserClass(type);
 				ReflectionUtils.doWithMethods(userClass, (method) -> bindings(method, userClass),
