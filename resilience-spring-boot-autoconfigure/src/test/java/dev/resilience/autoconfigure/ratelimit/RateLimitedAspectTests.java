@@ -2,9 +2,14 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -15,12 +20,12 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -94,7 +99,7 @@ class RateLimitedAspectTests {
 		this.contextRunner.run((context) -> assertSeparateBuckets(context, context.getBean(PartnerClient.class)::byA0));
 	}
 
-	private void assertSeparateBuckets(AssertableApplicationContext context, java.util.function.Function<String, String> call) {
+	private void assertSeparateBuckets(AssertableApplicationContext context, Function<String, String> call) {
 		assertThat(call.apply("alice")).isEqualTo("alice");
 		assertThat(call.apply("alice")).isEqualTo("alice");
 		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> call.apply("alice"))
@@ -256,6 +261,25 @@ class RateLimitedAspectTests {
 	}
 
 	@Test
+	void aspectWithLowerOrderShouldRunOutsideTheRateLimitAspect() {
+		this.contextRunner.withUserConfiguration(RecordingAspect.class).run((context) -> {
+			context.getBean(PartnerClient.class).shared();
+			// The recording aspect (order 0) ran before the limiter took its slot.
+			assertThat(context.getBean(RecordingAspect.class).remainingSeen).containsExactly(2L);
+		});
+	}
+
+	@Test
+	void aspectOrderPropertyShouldMoveTheRateLimitAspectOutside() {
+		this.contextRunner.withUserConfiguration(RecordingAspect.class)
+			.withPropertyValues("resilience.aspect-order.rate-limit=-10")
+			.run((context) -> {
+				context.getBean(PartnerClient.class).shared();
+				assertThat(context.getBean(RecordingAspect.class).remainingSeen).containsExactly(1L);
+			});
+	}
+
+	@Test
 	void jdkProxiedBeanShouldBeLimited() {
 		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false").run((context) -> {
 			PartnerApi api = context.getBean(PartnerApi.class);
@@ -266,6 +290,26 @@ class RateLimitedAspectTests {
 				.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("alice"));
 			assertThat(api.fetch("bob")).isEqualTo("bob");
 		});
+	}
+
+	@Aspect
+	@Order(0)
+	static class RecordingAspect {
+
+		final List<Long> remainingSeen = new CopyOnWriteArrayList<>();
+
+		private final RateLimiterRegistry registry;
+
+		RecordingAspect(RateLimiterRegistry registry) {
+			this.registry = registry;
+		}
+
+		@Around("execution(* dev.resilience.autoconfigure.ratelimit.RateLimitedAspectTests.PartnerClient.shared())")
+		Object record(ProceedingJoinPoint call) throws Throwable {
+			this.remainingSeen.add(this.registry.get("partner-api").inspect("").getRemaining());
+			return call.proceed();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

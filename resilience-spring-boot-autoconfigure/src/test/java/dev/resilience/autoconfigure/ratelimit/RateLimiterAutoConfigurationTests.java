@@ -17,8 +17,11 @@ import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.WindowAlgorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,10 +62,10 @@ class RateLimiterAutoConfigurationTests {
 					.window(300, Duration.ofSeconds(60))
 					.build());
 				assertThat(registry.get("alpha").getSettings()).isEqualTo(RateLimiterSettings.builder()
-					.tokenBucket(50, 5, Duration.ofSeconds(1), dev.resilience.ratelimit.RefillStrategy.INTERVAL)
+					.tokenBucket(50, 5, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
 					.maxConcurrent(10, Duration.ofMinutes(2))
 					.maxWait(Duration.ofMillis(250))
-					.windowAlgorithm(dev.resilience.ratelimit.WindowAlgorithm.COUNTER)
+					.windowAlgorithm(WindowAlgorithm.COUNTER)
 					.build());
 				assertThat(registry.get("alpha").getStoreType()).isEqualTo("memory");
 			});
@@ -153,9 +156,33 @@ class RateLimiterAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithSystemClockShouldReallyWaitForAReservedSlot() {
+		// The one test on real time: the default ticker and sleeper are wired and really block.
+		this.contextRunner.withBean(PatientClient.class)
+			.withPropertyValues("resilience.rate-limiters.real.windows[0].limit=1",
+					"resilience.rate-limiters.real.windows[0].period=200ms")
+			.run((context) -> {
+				PatientClient client = context.getBean(PatientClient.class);
+				long start = System.nanoTime();
+				client.call();
+				client.call();
+				Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+				assertThat(elapsed).isGreaterThanOrEqualTo(Duration.ofMillis(200)).isLessThan(Duration.ofSeconds(2));
+			});
+	}
+
+	@Test
 	void runWhenAspectOrderIsSetShouldPassItToAspect() {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=-5")
 			.run((context) -> assertThat(context.getBean(RateLimitedAspect.class).getOrder()).isEqualTo(-5));
+	}
+
+	public static class PatientClient {
+
+		@RateLimited(name = "real", maxWait = "1s")
+		public void call() {
+		}
+
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.web;
 
 import java.time.Duration;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
@@ -205,7 +206,7 @@ class RateLimitMvcTests {
 		}
 
 		@RateLimited("concurrent")
-		public String concurrent(java.util.function.Supplier<String> body) {
+		public String concurrent(Supplier<String> body) {
 			return body.get();
 		}
 
