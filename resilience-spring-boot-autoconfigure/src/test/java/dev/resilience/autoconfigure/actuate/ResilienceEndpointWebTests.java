@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.actuate;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -40,7 +41,8 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 				"resilience.rate-limiters.partner-api.windows[0].period=5s",
 				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=5",
 				"resilience.rate-limiters.bucket.token-bucket.refill-period=2s",
-				"resilience.rate-limiters.bucket.max-wait=250ms" })
+				"resilience.rate-limiters.bucket.max-wait=250ms",
+				"resilience.rate-limiters.metered.token-bucket.refill-tokens=1" })
 @AutoConfigureMockMvc
 class ResilienceEndpointWebTests {
 
@@ -57,13 +59,20 @@ class ResilienceEndpointWebTests {
 		assertThat(context.getBeansOfType(RateLimitExceptionHandler.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitResponseHeaders.class)).hasSize(1);
 		assertThat(context.getBeansOfType(ResilienceEndpoint.class)).hasSize(1);
+		// The registry reports to the application's own meter registry.
+		this.registry.get("metered").tryAcquire("", 1);
+		assertThat(context.getBean(MeterRegistry.class)
+			.get("resilience.ratelimiter.calls")
+			.tags("name", "metered", "outcome", "permitted", "store", "memory")
+			.counter()
+			.count()).isEqualTo(1.0);
 	}
 
 	@Test
 	void getShouldListLimitersWithSettings() throws Exception {
 		this.mvc.perform(get("/actuator/resilience"))
 			.andExpect(status().isOk())
-			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(2)))
+			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(3)))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.store").value("memory"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.tokenBucket").value(nullValue()))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.windows.length()").value(1))
