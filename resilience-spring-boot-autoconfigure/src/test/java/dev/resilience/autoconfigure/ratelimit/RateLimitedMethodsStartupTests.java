@@ -166,6 +166,98 @@ class RateLimitedMethodsStartupTests {
 			});
 	}
 
+	@Test
+	void runWhenAnnotationIsOnAnInterfaceMethodShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(InterfaceAnnotatedClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited reaches InterfaceAnnotatedClient.fetch(String) from an interface or an overridden"
+						+ " method, where the @RateLimited aspect does not see it; declare it on"
+						+ " InterfaceAnnotatedClient.fetch(String) itself");
+		});
+	}
+
+	@Test
+	void runWhenAnnotationIsOnAnOverriddenMethodShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(OverridingClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited reaches OverridingClient.fetch(String) from an interface or an overridden"
+						+ " method, where the @RateLimited aspect does not see it; declare it on"
+						+ " OverridingClient.fetch(String) itself");
+		});
+	}
+
+	@Test
+	void runWhenAnnotationIsOnAnInterfaceTypeShouldFailNamingTheClass() {
+		this.contextRunner.withBean(TypeAnnotatedInterfaceClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited on an interface of TypeAnnotatedInterfaceClient would have no effect"
+						+ ": the @RateLimited aspect sees type-level annotations on classes only;"
+						+ " annotate TypeAnnotatedInterfaceClient instead");
+		});
+	}
+
+	@Test
+	void runWhenAnnotationIsOnASuperclassShouldStart() {
+		this.contextRunner.withBean(AnnotatedSuperclassClient.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	public interface AnnotatedApi {
+
+		@RateLimited("partner-api")
+		String fetch(String customerId);
+
+	}
+
+	public static class InterfaceAnnotatedClient implements AnnotatedApi {
+
+		@Override
+		public String fetch(String customerId) {
+			return customerId;
+		}
+
+	}
+
+	public static class OverridingClient extends ValidClient {
+
+		@Override
+		public String fetch(String customerId) {
+			return customerId;
+		}
+
+	}
+
+	@RateLimited("partner-api")
+	public interface TypeAnnotatedApi {
+
+		String fetch();
+
+	}
+
+	public static class TypeAnnotatedInterfaceClient implements TypeAnnotatedApi {
+
+		@Override
+		public String fetch() {
+			return "";
+		}
+
+	}
+
+	@RateLimited("global")
+	public static class AnnotatedSuperclass {
+
+	}
+
+	public static class AnnotatedSuperclassClient extends AnnotatedSuperclass {
+
+		public String fetch() {
+			return "";
+		}
+
+	}
+
 	public static class ValidClient {
 
 		@RateLimited(name = "partner-api", key = "#customerId", cost = 3, maxWait = "250ms")
