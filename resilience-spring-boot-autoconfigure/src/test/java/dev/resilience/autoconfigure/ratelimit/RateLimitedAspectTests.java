@@ -189,6 +189,16 @@ class RateLimitedAspectTests {
 	}
 
 	@Test
+	void typeLevelAnnotationShouldBeInheritedBySubclasses() {
+		this.contextRunner.withBean(InheritingClient.class).run((context) -> {
+			InheritingClient client = context.getBean(InheritingClient.class);
+			assertThat(client.third()).isEqualTo("third");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::first)
+				.satisfies((ex) -> assertThat(ex.getLimiterName()).isEqualTo("typed"));
+		});
+	}
+
+	@Test
 	void maxWaitFromPlaceholderShouldWaitTheExactDelayInsteadOfRejecting() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
@@ -418,6 +428,14 @@ class RateLimitedAspectTests {
 
 		String notPublic() {
 			return "not public";
+		}
+
+	}
+
+	public static class InheritingClient extends TypedClient {
+
+		public String third() {
+			return "third";
 		}
 
 	}
