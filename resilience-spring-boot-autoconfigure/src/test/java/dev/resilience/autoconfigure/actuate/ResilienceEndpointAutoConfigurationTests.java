@@ -4,8 +4,10 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
@@ -51,6 +53,26 @@ class ResilienceEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void runWhenNoActuatorClassIsPresentShouldStartWithoutEndpointBean() {
+		// Imported by name, the auto-configuration is read with ASM as in an application, so that
+		// annotations whose types are missing are skipped rather than loaded through the test's
+		// class loader.
+		new ApplicationContextRunner().withUserConfiguration(ImportedByName.class)
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate"))
+			.withPropertyValues("management.endpoints.web.exposure.include=resilience")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RateLimiterRegistry.class)
+				.doesNotHaveBean(ResilienceEndpoint.class));
+	}
+
+	@Test
+	void runWhenImportedByNameAndExposedShouldHaveEndpointBean() {
+		new ApplicationContextRunner().withUserConfiguration(ImportedByName.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=resilience")
+			.run((context) -> assertThat(context).hasSingleBean(ResilienceEndpoint.class));
+	}
+
+	@Test
 	void runWhenUserDefinesEndpointShouldBackOff() {
 		ResilienceEndpoint own = new ResilienceEndpoint(RateLimiterRegistry.builder().build());
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=resilience")
@@ -59,6 +81,13 @@ class ResilienceEndpointAutoConfigurationTests {
 				assertThat(context).hasSingleBean(ResilienceEndpoint.class);
 				assertThat(context.getBean(ResilienceEndpoint.class)).isSameAs(own);
 			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ImportAutoConfiguration({ ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+			ResilienceEndpointAutoConfiguration.class })
+	static class ImportedByName {
+
 	}
 
 }
