@@ -16,8 +16,7 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 public class ResilienceProperties {
 
 	/**
-	 * Rate limiters by name, as used by {@code @RateLimited(name)} and
-	 * {@code RateLimiterRegistry.get(name)}.
+	 * Rate limiters by name, as used by @RateLimited(name) and RateLimiterRegistry.get(name).
 	 */
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
 

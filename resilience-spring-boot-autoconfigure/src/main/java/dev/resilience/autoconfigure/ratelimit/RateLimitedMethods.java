@@ -2,14 +2,17 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.TargetClassAware;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -65,6 +68,13 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 		}
 		for (String name : this.beanFactory.getBeanDefinitionNames()) {
 			Class<?> type = this.beanFactory.getType(name, false);
+			// A JDK proxy's class shows only interfaces, whose methods carry no @RateLimited: read
+			// the class of the object it proxies instead.
+			if (type != null && Proxy.isProxyClass(type)
+					&& this.beanFactory.getSingleton(name) instanceof TargetClassAware proxy) {
+				Class<?> targetClass = proxy.getTargetClass();
+				type = (targetClass != null) ? targetClass : type;
+			}
 			if (type != null) {
 				Class<?> userClass = ClassUtils.getUserClass(type);
 				ReflectionUtils.doWithMethods(userClass, (method) -> bindings(method, userClass),
@@ -113,10 +123,23 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 	private List<Binding> read(Method invoked, Class<?> targetClass) {
 		Method method = AopUtils.getMostSpecificMethod(invoked, targetClass);
 		List<RateLimited> annotations = new ArrayList<>();
+		// The aspect's pointcut (@within, @annotation) sees only annotations on classes, @Inherited
+		// ones included, and on the method itself: fail on those it would silently miss.
 		if (Modifier.isPublic(method.getModifiers())) {
-			annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
+			Set<RateLimited> typeLevel = AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class);
+			if (typeLevel.size() > AnnotatedElementUtils.getMergedRepeatableAnnotations(targetClass, RateLimited.class).size()) {
+				throw new IllegalStateException("@RateLimited on an interface of " + targetClass.getSimpleName()
+						+ " would have no effect: the @RateLimited aspect sees type-level annotations on classes only;"
+						+ " annotate " + targetClass.getSimpleName() + " instead");
+			}
+			annotations.addAll(typeLevel);
 		}
 		List<RateLimited> own = List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
+		if (own.size() > AnnotatedElementUtils.getMergedRepeatableAnnotations(method, RateLimited.class).size()) {
+			String described = AnnotationAttributeResolver.describe(method);
+			throw new IllegalStateException("@RateLimited reaches " + described + " from an interface or an overridden method,"
+					+ " where the @RateLimited aspect does not see it; declare it on " + described + " itself");
+		}
 		int modifiers = method.getModifiers();
 		if (!own.isEmpty() && (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers))) {
 			throw new IllegalStateException("@RateLimited on " + AnnotationAttributeResolver.describe(method)

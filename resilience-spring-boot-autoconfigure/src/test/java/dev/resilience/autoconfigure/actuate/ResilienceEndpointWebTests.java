@@ -1,0 +1,145 @@
+package dev.resilience.autoconfigure.actuate;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.webmvc.test.autoconfigure.AutoConfigureMockMvc;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.json.JsonCompareMode;
+import org.springframework.test.web.servlet.MockMvc;
+
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimitedAspect;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterMetrics;
+import dev.resilience.autoconfigure.web.RateLimitExceptionHandler;
+import dev.resilience.autoconfigure.web.RateLimitResponseHeaders;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.aMapWithSize;
+import static org.hamcrest.Matchers.nullValue;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * Tests the {@code resilience} endpoint over HTTP, in a Spring Boot application whose
+ * auto-configuration comes from the starter's {@code AutoConfiguration.imports}. The context is
+ * shared by the tests, so each uses its own key.
+ */
+@SpringBootTest(classes = ResilienceEndpointWebTests.TestApplication.class,
+		properties = { "management.endpoints.web.exposure.include=resilience",
+				"resilience.rate-limiters.partner-api.windows[0].limit=3",
+				"resilience.rate-limiters.partner-api.windows[0].period=5s",
+				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=5",
+				"resilience.rate-limiters.bucket.token-bucket.refill-period=2s",
+				"resilience.rate-limiters.bucket.max-wait=250ms",
+				"resilience.rate-limiters.metered.token-bucket.refill-tokens=1" })
+@AutoConfigureMockMvc
+class ResilienceEndpointWebTests {
+
+	@Autowired
+	private MockMvc mvc;
+
+	@Autowired
+	private RateLimiterRegistry registry;
+
+	@Test
+	void applicationShouldAutoConfigureEveryPart(@Autowired ApplicationContext context) {
+		assertThat(context.getBeansOfType(RateLimitedAspect.class)).hasSize(1);
+		assertThat(context.getBeansOfType(RateLimiterMetrics.class)).hasSize(1);
+		assertThat(context.getBeansOfType(RateLimitExceptionHandler.class)).hasSize(1);
+		assertThat(context.getBeansOfType(RateLimitResponseHeaders.class)).hasSize(1);
+		assertThat(context.getBeansOfType(ResilienceEndpoint.class)).hasSize(1);
+		// The registry reports to the application's own meter registry.
+		this.registry.get("metered").tryAcquire("", 1);
+		assertThat(context.getBean(MeterRegistry.class)
+			.get("resilience.ratelimiter.calls")
+			.tags("name", "metered", "outcome", "permitted", "store", "memory")
+			.counter()
+			.count()).isEqualTo(1.0);
+	}
+
+	@Test
+	void getShouldListLimitersWithSettings() throws Exception {
+		this.mvc.perform(get("/actuator/resilience"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(3)))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.store").value("memory"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.tokenBucket").value(nullValue()))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windows.length()").value(1))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windows[0].limit").value(3))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windows[0].period").value("PT5S"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windowAlgorithm").value("LOG"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.maxConcurrent").value(0))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.leaseTimeout").value("PT1M"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.maxWait").value("PT0S"))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.capacity").value(5))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillTokens").value(5))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillPeriod").value("PT2S"))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillStrategy").value("GREEDY"))
+			.andExpect(jsonPath("$.rateLimiters.bucket.windows").isEmpty())
+			.andExpect(jsonPath("$.rateLimiters.bucket.maxWait").value("PT0.25S"));
+	}
+
+	@Test
+	void getKeyShouldShowStateWithoutConsuming() throws Exception {
+		this.registry.get("partner-api").tryAcquire("alice", 1);
+		for (int i = 0; i < 2; i++) {
+			this.mvc.perform(get("/actuator/resilience/partner-api").param("key", "alice"))
+				.andExpect(status().isOk())
+				.andExpect(content().json("""
+						{"limiter":"partner-api","key":"alice","remaining":2,"limit":3,"inFlight":0,"maxConcurrent":0,
+						 "quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
+						""", JsonCompareMode.STRICT));
+		}
+		assertThat(this.registry.get("partner-api").inspect("alice").getRemaining()).isEqualTo(2);
+	}
+
+	@Test
+	void getWithoutKeyShouldShowTheSharedBucket() throws Exception {
+		this.mvc.perform(get("/actuator/resilience/bucket"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.limiter").value("bucket"))
+			.andExpect(jsonPath("$.key").value(""))
+			.andExpect(jsonPath("$.remaining").value(5))
+			.andExpect(jsonPath("$.quotas[0].policy").value("bucket-bucket"))
+			.andExpect(jsonPath("$.quotas[0].window").value("PT2S"));
+	}
+
+	@Test
+	void deleteShouldResetTheKey() throws Exception {
+		RateLimiter limiter = this.registry.get("partner-api");
+		limiter.tryAcquire("bob", 3);
+		limiter.tryAcquire("carol", 1);
+		this.mvc.perform(delete("/actuator/resilience/partner-api").param("key", "bob"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.key").value("bob"))
+			.andExpect(jsonPath("$.remaining").value(3))
+			.andExpect(jsonPath("$.quotas[0].reset").value("PT0S"));
+		assertThat(limiter.inspect("bob").getRemaining()).isEqualTo(3);
+		assertThat(limiter.inspect("carol").getRemaining()).isEqualTo(2);
+	}
+
+	@Test
+	void unknownLimiterShouldBeNotFound() throws Exception {
+		this.mvc.perform(get("/actuator/resilience/nope").param("key", "alice")).andExpect(status().isNotFound());
+		this.mvc.perform(delete("/actuator/resilience/nope").param("key", "alice")).andExpect(status().isNotFound());
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	@Import(TestTimeConfiguration.class)
+	static class TestApplication {
+
+	}
+
+}

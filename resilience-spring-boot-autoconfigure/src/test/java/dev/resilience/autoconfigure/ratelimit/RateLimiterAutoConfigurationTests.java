@@ -1,0 +1,188 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.core.Ordered;
+
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestSleeper;
+import dev.resilience.autoconfigure.TestTicker;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.WindowAlgorithm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RateLimiterAutoConfiguration}.
+ */
+class RateLimiterAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, RateLimiterMetricsAutoConfiguration.class));
+
+	@Test
+	void runShouldProvideRegistryMethodsAndAspect() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(RateLimiterRegistry.class)
+				.hasSingleBean(RateLimitedMethods.class)
+				.hasSingleBean(RateLimitedAspect.class)
+				.doesNotHaveBean(RateLimiterMetrics.class);
+			assertThat(context.getBean(RateLimiterRegistry.class).getNames()).isEmpty();
+		});
+	}
+
+	@Test
+	void runWhenLimitersAreConfiguredShouldRegisterThemInOrder() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.zeta.windows[0].limit=25",
+				"resilience.rate-limiters.zeta.windows[0].period=5s", "resilience.rate-limiters.zeta.windows[1].limit=300",
+				"resilience.rate-limiters.zeta.windows[1].period=60s", "resilience.rate-limiters.alpha.token-bucket.capacity=50",
+				"resilience.rate-limiters.alpha.token-bucket.refill-tokens=5",
+				"resilience.rate-limiters.alpha.token-bucket.refill-strategy=interval",
+				"resilience.rate-limiters.alpha.max-concurrent=10", "resilience.rate-limiters.alpha.lease-timeout=2m",
+				"resilience.rate-limiters.alpha.max-wait=250ms", "resilience.rate-limiters.alpha.window-algorithm=counter")
+			.run((context) -> {
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				assertThat(registry.getNames()).containsExactly("zeta", "alpha");
+				assertThat(registry.get("zeta").getSettings()).isEqualTo(RateLimiterSettings.builder()
+					.window(25, Duration.ofSeconds(5))
+					.window(300, Duration.ofSeconds(60))
+					.build());
+				assertThat(registry.get("alpha").getSettings()).isEqualTo(RateLimiterSettings.builder()
+					.tokenBucket(50, 5, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
+					.maxConcurrent(10, Duration.ofMinutes(2))
+					.maxWait(Duration.ofMillis(250))
+					.windowAlgorithm(WindowAlgorithm.COUNTER)
+					.build());
+				assertThat(registry.get("alpha").getStoreType()).isEqualTo("memory");
+			});
+	}
+
+	@Test
+	void runWhenTokenBucketHasNoCapacityShouldDefaultItToRefillTokens() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.api.token-bucket.refill-tokens=7")
+			.run((context) -> assertThat(
+					context.getBean(RateLimiterRegistry.class).get("api").getSettings().tokenBucket().capacity())
+				.isEqualTo(7));
+	}
+
+	@Test
+	void runWhenUserDefinesTickerShouldBuildRegistryWithIt() {
+		this.contextRunner.withUserConfiguration(TestTimeConfiguration.class)
+			.withPropertyValues("resilience.rate-limiters.api.windows[0].limit=1",
+					"resilience.rate-limiters.api.windows[0].period=5s")
+			.run((context) -> {
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				assertThat(registry.get("api").tryAcquire("k", 1).isPermitted()).isTrue();
+				RateLimitDecision rejected = registry.get("api").tryAcquire("k", 1);
+				assertThat(rejected.isPermitted()).isFalse();
+				assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofSeconds(5));
+				context.getBean(TestTicker.class).advance(Duration.ofSeconds(5));
+				assertThat(registry.get("api").tryAcquire("k", 1).isPermitted()).isTrue();
+			});
+	}
+
+	@Test
+	void runWhenUserDefinesRegistryShouldBackOff() {
+		RateLimiterRegistry own = RateLimiterRegistry.builder()
+			.limiter("own", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.build();
+		this.contextRunner.withBean(RateLimiterRegistry.class, () -> own)
+			.withPropertyValues("resilience.rate-limiters.configured.windows[0].limit=1",
+					"resilience.rate-limiters.configured.windows[0].period=1s")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimiterRegistry.class);
+				assertThat(context.getBean(RateLimiterRegistry.class)).isSameAs(own);
+				assertThat(context).hasSingleBean(RateLimitedAspect.class);
+			});
+	}
+
+	@Test
+	void runWhenUserDefinesTickerAndSleeperShouldBackOff() {
+		this.contextRunner.withUserConfiguration(TestTimeConfiguration.class).run((context) -> {
+			assertThat(context).hasSingleBean(Ticker.class).hasSingleBean(Sleeper.class);
+			assertThat(context.getBean(Ticker.class)).isInstanceOf(TestTicker.class);
+			assertThat(context.getBean(Sleeper.class)).isInstanceOf(TestSleeper.class);
+		});
+	}
+
+	@Test
+	void runWhenUserDefinesAspectShouldBackOff() {
+		this.contextRunner
+			.withBean("ownAspect", RateLimitedAspect.class,
+					() -> new RateLimitedAspect(new RateLimitedMethods(RateLimiterRegistry.builder().build(), null), 7))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitedAspect.class);
+				assertThat(context.getBean(RateLimitedAspect.class).getOrder()).isEqualTo(7);
+				assertThat(context).hasBean("ownAspect");
+			});
+	}
+
+	@Test
+	void runWhenUserDefinesMethodsShouldBackOff() {
+		RateLimitedMethods own = new RateLimitedMethods(RateLimiterRegistry.builder().build(), null);
+		this.contextRunner.withBean(RateLimitedMethods.class, () -> own).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimitedMethods.class).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context.getBean(RateLimitedMethods.class)).isSameAs(own);
+		});
+	}
+
+	@Test
+	void runWhenAspectJIsAbsentShouldNotProvideAspect() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj.weaver.Advice")).run((context) -> {
+			assertThat(context).hasSingleBean(RateLimiterRegistry.class)
+				.doesNotHaveBean(RateLimitedAspect.class)
+				.doesNotHaveBean(RateLimitedMethods.class);
+		});
+	}
+
+	@Test
+	void runShouldOrderAspectJustInsideTheOuterResilienceAspects() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(RateLimitedAspect.class).getOrder())
+			.isEqualTo(Ordered.LOWEST_PRECEDENCE - 2));
+	}
+
+	@Test
+	void runWithSystemClockShouldReallyWaitForAReservedSlot() {
+		// The one test on real time: the default ticker and sleeper are wired and really block.
+		this.contextRunner.withBean(PatientClient.class)
+			.withPropertyValues("resilience.rate-limiters.real.windows[0].limit=1",
+					"resilience.rate-limiters.real.windows[0].period=200ms")
+			.run((context) -> {
+				PatientClient client = context.getBean(PatientClient.class);
+				long start = System.nanoTime();
+				client.call();
+				client.call();
+				Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+				assertThat(elapsed).isGreaterThanOrEqualTo(Duration.ofMillis(200)).isLessThan(Duration.ofSeconds(2));
+			});
+	}
+
+	@Test
+	void runWhenAspectOrderIsSetShouldPassItToAspect() {
+		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=-5")
+			.run((context) -> assertThat(context.getBean(RateLimitedAspect.class).getOrder()).isEqualTo(-5));
+	}
+
+	public static class PatientClient {
+
+		@RateLimited(name = "real", maxWait = "1s")
+		public void call() {
+		}
+
+	}
+
+}

@@ -1,0 +1,225 @@
+package dev.resilience.autoconfigure.web;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration;
+import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.setup.MockMvcBuilders;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTicker;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimited;
+
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * Tests the Spring MVC support through {@link MockMvc}: {@code 429} with a problem detail and the
+ * {@code Retry-After}, {@code RateLimit-Policy} and {@code RateLimit} header fields.
+ */
+class RateLimitMvcTests {
+
+	private final WebApplicationContextRunner contextRunner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class,
+				JacksonAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class,
+				DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class, AopAutoConfiguration.class,
+				ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+				RateLimitWebMvcAutoConfiguration.class))
+		.withUserConfiguration(TestTimeConfiguration.class, GreetingController.class)
+		.withBean(GreetingService.class)
+		.withPropertyValues("resilience.rate-limiters.greeting.windows[0].limit=1",
+				"resilience.rate-limiters.greeting.windows[0].period=5s",
+				"resilience.rate-limiters.combined.token-bucket.capacity=10",
+				"resilience.rate-limiters.combined.token-bucket.refill-tokens=5",
+				"resilience.rate-limiters.combined.windows[0].limit=3",
+				"resilience.rate-limiters.combined.windows[0].period=500ms",
+				"resilience.rate-limiters.concurrent.max-concurrent=1");
+
+	@Test
+	void callBeyondLimitShouldBe429WithProblemDetailAndHeaders() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/greeting"))
+				.andExpect(status().isOk())
+				.andExpect(content().string("Hello, world"))
+				.andExpect(header().string("RateLimit-Policy", "\"greeting-5s\";q=1;w=5"))
+				.andExpect(header().string("RateLimit", "\"greeting-5s\";r=0;t=5"))
+				.andExpect(header().doesNotExist("Retry-After"));
+			context.getBean(TestTicker.class).advance(Duration.ofMillis(1500));
+			mvc.perform(get("/greeting"))
+				.andExpect(status().isTooManyRequests())
+				.andExpect(content().contentType(MediaType.APPLICATION_PROBLEM_JSON))
+				.andExpect(header().string("Retry-After", "4"))
+				.andExpect(header().string("RateLimit-Policy", "\"greeting-5s\";q=1;w=5"))
+				.andExpect(header().string("RateLimit", "\"greeting-5s\";r=0;t=4"))
+				.andExpect(jsonPath("$.status").value(429))
+				.andExpect(jsonPath("$.title").value("Too Many Requests"))
+				.andExpect(jsonPath("$.detail").value("Rate limit 'greeting' exceeded; retry after 4 s"))
+				.andExpect(jsonPath("$.instance").value("/greeting"))
+				.andExpect(jsonPath("$.limiter").value("greeting"))
+				.andExpect(jsonPath("$.retryAfterSeconds").value(4))
+				.andExpect(jsonPath("$.key").doesNotExist());
+		});
+	}
+
+	@Test
+	void retryAfterShouldRoundUpToWholeSeconds() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/greeting")).andExpect(status().isOk());
+			context.getBean(TestTicker.class).advance(Duration.ofMillis(4999));
+			mvc.perform(get("/greeting"))
+				.andExpect(status().isTooManyRequests())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(header().string("RateLimit", "\"greeting-5s\";r=0;t=1"));
+			context.getBean(TestTicker.class).advance(Duration.ofMillis(1));
+			mvc.perform(get("/greeting")).andExpect(status().isOk());
+		});
+	}
+
+	@Test
+	void admittedCallShouldCarryOneItemPerBucketAndWindow() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			// Bucket: 10 tokens, refilled 5 per second, so full after 2 s; window: 3 per 500 ms.
+			mvc.perform(get("/combined"))
+				.andExpect(status().isOk())
+				.andExpect(header().string("RateLimit-Policy", "\"combined-bucket\";q=10;w=2, \"combined-500ms\";q=3;w=1"))
+				.andExpect(header().string("RateLimit", "\"combined-bucket\";r=9;t=1, \"combined-500ms\";r=2;t=1"));
+			mvc.perform(get("/combined")).andExpect(status().isOk());
+			mvc.perform(get("/combined"))
+				.andExpect(status().isOk())
+				.andExpect(header().string("RateLimit", "\"combined-bucket\";r=7;t=1, \"combined-500ms\";r=0;t=1"));
+			mvc.perform(get("/combined"))
+				.andExpect(status().isTooManyRequests())
+				.andExpect(header().string("Retry-After", "1"))
+				.andExpect(header().string("RateLimit-Policy", "\"combined-bucket\";q=10;w=2, \"combined-500ms\";q=3;w=1"))
+				.andExpect(header().string("RateLimit", "\"combined-bucket\";r=7;t=1, \"combined-500ms\";r=0;t=1"));
+		});
+	}
+
+	@Test
+	void concurrencyOnlyLimiterShouldAnswer429WithRetryAfterOnly() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/nested"))
+				.andExpect(status().isTooManyRequests())
+				.andExpect(header().string("Retry-After", "60"))
+				.andExpect(header().doesNotExist("RateLimit-Policy"))
+				.andExpect(header().doesNotExist("RateLimit"))
+				.andExpect(jsonPath("$.limiter").value("concurrent"));
+		});
+	}
+
+	@Test
+	void rejectionAfterAnAdmittedCallInTheSameRequestShouldCarryOnlyTheRejectionsHeaders() {
+		this.contextRunner.run((context) -> mockMvc(context).perform(get("/twice"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().stringValues("Retry-After", "5"))
+			.andExpect(header().stringValues("RateLimit-Policy", "\"greeting-5s\";q=1;w=5"))
+			.andExpect(header().stringValues("RateLimit", "\"greeting-5s\";r=0;t=5"))
+			.andExpect(jsonPath("$.instance").value("/twice")));
+	}
+
+	@Test
+	void userExceptionHandlerShouldWin() {
+		this.contextRunner.withUserConfiguration(OwnAdvice.class).run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/greeting")).andExpect(status().isOk());
+			mvc.perform(get("/greeting"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(content().string("busy: greeting"))
+				.andExpect(header().doesNotExist("Retry-After"));
+		});
+	}
+
+	private static MockMvc mockMvc(AssertableWebApplicationContext context) {
+		return MockMvcBuilders.webAppContextSetup(context).build();
+	}
+
+	@RestController
+	static class GreetingController {
+
+		private final GreetingService service;
+
+		GreetingController(GreetingService service) {
+			this.service = service;
+		}
+
+		@GetMapping("/greeting")
+		String greeting(@RequestParam(defaultValue = "world") String name) {
+			return this.service.greet(name);
+		}
+
+		@GetMapping("/twice")
+		String twice() {
+			return this.service.greet("one") + this.service.greet("two");
+		}
+
+		@GetMapping("/combined")
+		String combined() {
+			return this.service.combined();
+		}
+
+		@GetMapping("/nested")
+		String nested() {
+			return this.service.concurrent(() -> this.service.concurrent(() -> "inner"));
+		}
+
+	}
+
+	public static class GreetingService {
+
+		@RateLimited("greeting")
+		public String greet(String name) {
+			return "Hello, " + name;
+		}
+
+		@RateLimited("combined")
+		public String combined() {
+			return "combined";
+		}
+
+		@RateLimited("concurrent")
+		public String concurrent(Supplier<String> body) {
+			return body.get();
+		}
+
+	}
+
+	@RestControllerAdvice
+	static class OwnAdvice {
+
+		@ExceptionHandler(RateLimitExceededException.class)
+		ResponseEntity<String> busy(RateLimitExceededException ex) {
+			return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("busy: " + ex.getLimiterName());
+		}
+
+	}
+
+}
