@@ -132,7 +132,10 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 						+ " would have no effect: the @RateLimited aspect sees type-level annotations on classes only;"
 						+ " annotate " + targetClass.getSimpleName() + " instead");
 			}
-			annotations.addAll(typeLevel);
+			// @within matches by the class that declares the method: a method inherited from a class
+			// without the annotation is not limited by its subclass's type-level @RateLimited.
+			annotations.addAll(AnnotatedElementUtils.getMergedRepeatableAnnotations(method.getDeclaringClass(),
+					RateLimited.class));
 		}
 		List<RateLimited> own = List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
 		if (own.size() > AnnotatedElementUtils.getMergedRepeatableAnnotations(method, RateLimited.class).size()) {

@@ -199,6 +199,21 @@ class RateLimitedAspectTests {
 	}
 
 	@Test
+	void typeLevelAnnotationShouldNotReachMethodsDeclaredInAnUnannotatedSuperclass() {
+		this.contextRunner.withBean(AnnotatedSubclass.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			AnnotatedSubclass client = context.getBean(AnnotatedSubclass.class);
+			assertThat(client.inherited()).isEqualTo("inherited");
+			assertThat(client.inherited()).isEqualTo("inherited");
+			assertThat(client.own()).isEqualTo("own");
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::own);
+			// What the startup check reads agrees with what the aspect intercepts.
+			assertThat(context.getBean(RateLimitedMethods.class)
+				.acquire(UnannotatedBase.class.getMethod("inherited"), AnnotatedSubclass.class, new Object[0])).isNull();
+		});
+	}
+
+	@Test
 	void maxWaitFromPlaceholderShouldWaitTheExactDelayInsteadOfRejecting() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
@@ -428,6 +443,23 @@ class RateLimitedAspectTests {
 
 		String notPublic() {
 			return "not public";
+		}
+
+	}
+
+	public static class UnannotatedBase {
+
+		public String inherited() {
+			return "inherited";
+		}
+
+	}
+
+	@RateLimited("typed")
+	public static class AnnotatedSubclass extends UnannotatedBase {
+
+		public String own() {
+			return "own";
 		}
 
 	}
