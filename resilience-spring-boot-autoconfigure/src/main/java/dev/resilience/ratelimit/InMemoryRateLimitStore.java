@@ -73,7 +73,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 					minDelayNanos, maxWaitNanos, id);
 			return outcome[0].state();
 		});
-		return new MemoryReservation(key, outcome[0].decision(), outcome[0].ticket(), returnedBefore);
+		return new MemoryReservation(key, outcome[0], returnedBefore);
 	}
 
 	@Override
@@ -120,16 +120,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		private final LimiterAlgorithm.@Nullable Ticket ticket;
 
+		private final boolean shortOfPermitOnly;
+
 		private final long returnedBefore;
 
 		private final AtomicBoolean done = new AtomicBoolean();
 
-		MemoryReservation(String key, RateLimitDecision decision, LimiterAlgorithm.@Nullable Ticket ticket,
-				long returnedBefore) {
+		MemoryReservation(String key, LimiterAlgorithm.Outcome outcome, long returnedBefore) {
 			this.key = key;
-			this.decision = decision;
-			this.ticket = ticket;
+			this.decision = outcome.decision();
+			this.ticket = outcome.ticket();
+			this.shortOfPermitOnly = outcome.shortOfPermitOnly();
 			this.returnedBefore = returnedBefore;
+		}
+
+		@Override
+		public boolean isShortOfPermitOnly() {
+			return this.shortOfPermitOnly;
 		}
 
 		@Override
@@ -141,7 +148,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		public void cancel() {
 			LimiterAlgorithm.Ticket taken = this.ticket;
 			if (taken != null && this.done.compareAndSet(false, true)) {
-				states.asMap().computeIfPresent(this.key, (k, state) -> LimiterAlgorithm.giveBack(settings, state, taken));
+				states.asMap()
+					.computeIfPresent(this.key,
+							(k, state) -> LimiterAlgorithm.giveBack(settings, state, taken, ticker.read()));
 				if (settings.maxConcurrent() > 0) {
 					returnPermit(this.key, taken.id());
 				}

@@ -22,8 +22,11 @@ final class LimiterAlgorithm {
 			TokenBucket.@Nullable State bucketAfter) {
 	}
 
-	/** The new state, the decision and, when admitted, the ticket. */
-	record Outcome(LimiterState state, RateLimitDecision decision, @Nullable Ticket ticket, boolean concurrencyFull) {
+	/**
+	 * The new state, the decision and, when admitted, the ticket. {@code shortOfPermitOnly} tells
+	 * a rejection that only lacks a concurrency permit: its tokens and windows would admit it in time.
+	 */
+	record Outcome(LimiterState state, RateLimitDecision decision, @Nullable Ticket ticket, boolean shortOfPermitOnly) {
 	}
 
 	static Outcome decide(String name, String key, RateLimiterSettings settings, @Nullable LimiterState current,
@@ -44,7 +47,7 @@ final class LimiterAlgorithm {
 		if (concurrencyFull || wait > maxWaitNanos) {
 			long retryAfter = concurrencyFull ? Math.max(wait, state.leases().earliestExpiry() - now) : wait;
 			RateLimitDecision decision = describe(name, key, settings, state, now, false, 0, retryAfter);
-			return new Outcome(state, decision, null, concurrencyFull);
+			return new Outcome(state, decision, null, concurrencyFull && wait <= maxWaitNanos);
 		}
 		TokenBucket.State bucketAfter = null;
 		if (bucketSettings != null && state.bucket() != null) {
@@ -63,21 +66,43 @@ final class LimiterAlgorithm {
 		return new Outcome(admitted, decision, new Ticket(id, cost, at, state.bucket(), bucketAfter), false);
 	}
 
-	/** Undoes an admitted call: its tokens, window entries and permit, as if it had not happened. */
-	static LimiterState giveBack(RateLimiterSettings settings, LimiterState state, Ticket ticket) {
+	/**
+	 * Undoes an admitted call: its tokens, window entries and permit, as if it had not happened.
+	 * When others took tokens since, the tokens given back are reduced by what the bucket earned
+	 * since the call: had the call not happened, those could have overflowed the capacity, so
+	 * giving back all of them could admit more than the bucket allows.
+	 */
+	static LimiterState giveBack(RateLimiterSettings settings, LimiterState state, Ticket ticket, long now) {
 		TokenBucket.State bucket = state.bucket();
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		if (bucketSettings != null && bucket != null) {
-			// Nobody took tokens since: restore the bucket exactly, reservation time included.
-			bucket = (bucket == ticket.bucketAfter()) ? ticket.bucketBefore()
-					: new TokenBucket.State(Math.min(bucketSettings.capacity(), bucket.tokens() + ticket.cost()),
-							bucket.updatedAt());
+			if (bucket == ticket.bucketAfter()) {
+				// Nobody took tokens since: restore the bucket exactly.
+				bucket = ticket.bucketBefore();
+			}
+			else {
+				long returned = Math.max(0, ticket.cost() - earnedBetween(bucketSettings, ticket.at(), now));
+				bucket = new TokenBucket.State(Math.min(bucketSettings.capacity(), bucket.tokens() + returned),
+						bucket.updatedAt());
+			}
 		}
 		SlidingWindow[] windows = state.windows().clone();
 		for (int i = 0; i < windows.length; i++) {
 			windows[i] = windows[i].remove(settings.windows().get(i), ticket.id(), ticket.cost(), ticket.at());
 		}
 		return new LimiterState(bucket, windows, state.leases().remove(ticket.id()));
+	}
+
+	/** The most tokens a bucket can earn between two times, capacity aside. */
+	private static long earnedBetween(TokenBucketSettings settings, long from, long to) {
+		if (to <= from) {
+			return 0;
+		}
+		long period = settings.refillPeriodNanos();
+		if (settings.refillStrategy() == RefillStrategy.INTERVAL) {
+			return Durations.mulDivCeil(Durations.mulDivCeil(to - from, 1, period), settings.refillTokens(), 1);
+		}
+		return Durations.mulDivCeil(to - from, settings.refillTokens(), period);
 	}
 
 	/** Returns a concurrency permit. */

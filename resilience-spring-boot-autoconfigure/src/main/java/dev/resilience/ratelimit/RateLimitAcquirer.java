@@ -1,9 +1,10 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
+
+import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -11,15 +12,21 @@ import dev.resilience.Ticker;
 /**
  * Admits one call through one or more limiters, all or nothing.
  * <p>
- * Limiters are asked in order, each for a slot no earlier than the latest slot so far. When a
- * limiter can only admit later than the slots already reserved, those are given back and asked
- * again for the later time, so every limiter records the call at the moment it really proceeds.
- * When a limiter rejects, everything taken is given back. When the rejection is only for lack of
- * a concurrency permit and the wait allows, the caller waits for a permit to be returned (or a
- * lease to expire) and asks again: unlike tokens and windows, a returned permit cannot be
- * predicted, so it cannot be reserved.
+ * Each limiter first reserves its own earliest slot. The call proceeds at the latest of them.
+ * When that is later than now, only the reservations that set this time are kept; the others
+ * are given back and taken again when the call really proceeds, after the wait. Two reasons:
+ * every limiter then records the call at the moment it happens (so its windows stay exact), and
+ * a wait imposed by one limiter (say, per user) does not reserve a future slot in another (say,
+ * global), which would make everybody else queue behind it.
+ * <p>
+ * When a limiter rejects, everything taken is given back. A rejection that only lacks a
+ * concurrency permit waits, within the budget, for a permit to be returned (or a lease to
+ * expire) and asks again: unlike tokens and windows, a returned permit cannot be predicted, so
+ * it cannot be reserved.
  */
 final class RateLimitAcquirer {
+
+	private static final System.Logger logger = System.getLogger(RateLimitAcquirer.class.getName());
 
 	private final Ticker ticker;
 
@@ -48,92 +55,174 @@ final class RateLimitAcquirer {
 			throw new IllegalArgumentException("at least one rate limit request is needed");
 		}
 		long start = this.ticker.read();
-		long target = start;
+		// Waiting for a returned permit blocks on a condition in real time, whatever the ticker
+		// says; this bounds it when a test's ticker does not move.
+		long realStart = System.nanoTime();
+		boolean waitedForPermit = false;
 		while (true) {
-			List<Reservation> taken = new ArrayList<>(requests.size());
-			List<RateLimiter> takenBy = new ArrayList<>(requests.size());
-			RateLimitRequest rejectedBy = null;
-			Reservation rejection = null;
-			boolean movedLater = false;
-			for (RateLimitRequest request : requests) {
-				long now = this.ticker.read();
+			Reservation[] taken = new Reservation[requests.size()];
+			long[] slots = new long[taken.length];
+			try {
+				Rejection rejection = reserveOwnSlots(requests, taken, slots, start);
+				if (rejection == null) {
+					rejection = proceedAtLatestSlot(requests, taken, slots);
+				}
+				if (rejection == null) {
+					return admit(requests, taken, start, waitedForPermit);
+				}
+				cancel(taken);
+				RateLimitRequest rejectedBy = requests.get(rejection.index());
+				if (rejection.afterWait() && budgetLeft(rejectedBy, start, this.ticker.read()) > 0) {
+					// Somebody took this limiter's share while the call waited for another's slot.
+					continue;
+				}
+				if (!awaitPermit(rejectedBy, rejection.reservation(), start, realStart)) {
+					publish(requests.get(rejection.index()).limiter(), rejection.reservation().getDecision());
+					throw new RateLimitExceededException(rejection.reservation().getDecision());
+				}
+				waitedForPermit = true;
+			}
+			catch (RuntimeException | Error ex) {
+				cancel(taken);
+				throw ex;
+			}
+		}
+	}
+
+	/**
+	 * Phase one: every limiter reserves its own earliest slot, within its budget. A slot is read
+	 * on this clock just after the decision, so it is never earlier than the store's own.
+	 */
+	private @Nullable Rejection reserveOwnSlots(List<RateLimitRequest> requests, Reservation[] taken, long[] slots,
+			long start) {
+		for (int i = 0; i < taken.length; i++) {
+			RateLimitRequest request = requests.get(i);
+			long budget = Math.max(0, budgetLeft(request, start, this.ticker.read()));
+			Reservation reservation = request.limiter()
+				.reserve(request.key(), request.cost(), Duration.ZERO, Duration.ofNanos(budget));
+			if (!reservation.getDecision().isPermitted()) {
+				return new Rejection(i, reservation, false);
+			}
+			taken[i] = reservation;
+			slots[i] = Durations.saturatedAdd(this.ticker.read(), reservation.getDecision().getWait().toNanos());
+		}
+		return null;
+	}
+
+	/**
+	 * Phase two: when the latest slot lies ahead, keep the reservations that set it, give back
+	 * the others, wait, and take the others' share now that the call proceeds.
+	 */
+	private @Nullable Rejection proceedAtLatestSlot(List<RateLimitRequest> requests, Reservation[] taken,
+			long[] slots) {
+		long target = Long.MIN_VALUE;
+		for (long slot : slots) {
+			target = Math.max(target, slot);
+		}
+		long now = this.ticker.read();
+		if (target <= now) {
+			return null;
+		}
+		for (int i = 0; i < taken.length; i++) {
+			if (slots[i] < target) {
+				taken[i].cancel();
+				taken[i] = null;
+			}
+		}
+		sleep(target - now, taken);
+		for (int i = 0; i < taken.length; i++) {
+			if (taken[i] == null) {
+				RateLimitRequest request = requests.get(i);
 				Reservation reservation = request.limiter()
-					.reserve(request.key(), request.cost(), Duration.ofNanos(Math.max(0, target - now)),
-							Duration.ofNanos(Math.max(0, budgetLeft(request, start, now))));
-				RateLimitDecision decision = reservation.getDecision();
-				if (!decision.isPermitted()) {
-					rejectedBy = request;
-					rejection = reservation;
-					break;
+					.reserve(request.key(), request.cost(), Duration.ZERO, Duration.ZERO);
+				if (!reservation.getDecision().isPermitted()) {
+					return new Rejection(i, reservation, true);
 				}
-				long at = now + decision.getWait().toNanos();
-				if (at > target) {
-					target = at;
-					if (!taken.isEmpty()) {
-						reservation.cancel();
-						movedLater = true;
-						break;
-					}
-				}
-				taken.add(reservation);
-				takenBy.add(request.limiter());
-			}
-			if (rejection == null && !movedLater) {
-				return admit(taken, takenBy, start, target);
-			}
-			taken.forEach(Reservation::cancel);
-			if (rejection != null) {
-				awaitPermitOrThrow(rejectedBy, rejection, start);
-				target = Math.max(target, this.ticker.read());
+				taken[i] = reservation;
 			}
 		}
+		return null;
 	}
 
-	private void awaitPermitOrThrow(RateLimitRequest request, Reservation rejection, long start) {
-		RateLimitDecision decision = rejection.getDecision();
-		long left = budgetLeft(request, start, this.ticker.read());
-		boolean permitsTaken = decision.getMaxConcurrent() > 0 && decision.getInFlight() >= decision.getMaxConcurrent();
-		if (!permitsTaken || left <= 0) {
-			publish(request.limiter(), decision);
-			throw new RateLimitExceededException(decision);
+	/** Waits for a permit when that is the only thing missing; returns whether to ask again. */
+	private boolean awaitPermit(RateLimitRequest request, Reservation rejection, long start, long realStart) {
+		long left = Math.min(budgetLeft(request, start, this.ticker.read()),
+				budgetLeft(request, realStart, System.nanoTime()));
+		if (!rejection.isShortOfPermitOnly() || left <= 0) {
+			return false;
 		}
 		try {
-			rejection.awaitPermitReturned(Math.min(left, Math.max(1, decision.getRetryAfter().toNanos())));
+			rejection.awaitPermitReturned(Math.min(left, Math.max(1, rejection.getDecision().getRetryAfter().toNanos())));
+			return true;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw interrupted(decision);
+			throw interrupted(rejection.getDecision());
 		}
 	}
 
-	private Permit admit(List<Reservation> taken, List<RateLimiter> takenBy, long start, long target) {
+	private Permit admit(List<RateLimitRequest> requests, Reservation[] taken, long start, boolean waitedForPermit) {
+		Duration waited = Duration.ofNanos(Math.max(0, this.ticker.read() - start));
+		for (int i = 0; i < taken.length; i++) {
+			RateLimitDecision decision = taken[i].getDecision();
+			// The decision's wait is the reserved slot's; a wait for a returned permit came first.
+			publish(requests.get(i).limiter(), waitedForPermit ? waitedFor(decision, waited) : decision);
+		}
+		return new Permit(List.of(taken), waited);
+	}
+
+	private void sleep(long nanos, @Nullable Reservation[] taken) {
 		try {
-			this.sleeper.sleep(target - this.ticker.read());
+			this.sleeper.sleep(nanos);
 		}
 		catch (InterruptedException ex) {
-			taken.forEach(Reservation::cancel);
 			Thread.currentThread().interrupt();
-			throw interrupted(taken.get(0).getDecision());
+			for (Reservation reservation : taken) {
+				if (reservation != null) {
+					throw interrupted(reservation.getDecision());
+				}
+			}
+			throw interrupted(null);
 		}
-		for (int i = 0; i < taken.size(); i++) {
-			publish(takenBy.get(i), taken.get(i).getDecision());
+	}
+
+	private static void cancel(@Nullable Reservation[] taken) {
+		for (int i = 0; i < taken.length; i++) {
+			if (taken[i] != null) {
+				taken[i].cancel();
+				taken[i] = null;
+			}
 		}
-		return new Permit(taken, Duration.ofNanos(Math.max(0, this.ticker.read() - start)));
 	}
 
 	private static long budgetLeft(RateLimitRequest request, long start, long now) {
 		return Durations.toNanos(request.maxWait()) - (now - start);
 	}
 
-	private static CancellationException interrupted(RateLimitDecision decision) {
-		return new CancellationException(
-				"Interrupted while waiting for rate limiter '" + decision.getLimiterName() + "'; nothing was consumed");
+	private static RateLimitDecision waitedFor(RateLimitDecision decision, Duration waited) {
+		return new RateLimitDecision(decision.getLimiterName(), decision.getKey(), true, waited,
+				decision.getRetryAfter(), decision.getQuotas(), decision.getInFlight(), decision.getMaxConcurrent());
+	}
+
+	private static CancellationException interrupted(@Nullable RateLimitDecision decision) {
+		String limiter = (decision != null) ? " '" + decision.getLimiterName() + "'" : "";
+		return new CancellationException("Interrupted while waiting for rate limiter" + limiter + "; nothing was consumed");
 	}
 
 	private void publish(RateLimiter limiter, RateLimitDecision decision) {
 		for (RateLimitListener listener : this.listeners) {
-			listener.onDecision(limiter, decision);
+			try {
+				listener.onDecision(limiter, decision);
+			}
+			catch (RuntimeException ex) {
+				// A listener must not turn an admitted call into a failure, nor leak its permits.
+				logger.log(System.Logger.Level.WARNING, "Rate limit listener " + listener + " failed", ex);
+			}
 		}
+	}
+
+	/** The limiter, by index, that rejected the call, and whether it did so after the call waited. */
+	private record Rejection(int index, Reservation reservation, boolean afterWait) {
 	}
 
 }

@@ -2,8 +2,8 @@ package dev.resilience.ratelimit;
 
 /**
  * Told of every final decision of every limiter: once per limiter and call, after any wait.
- * Listeners run on the caller's thread and must be quick; an exception they throw is logged
- * by nobody and propagates to the caller, so guard your own code.
+ * Listeners run on the caller's thread and must be quick. An exception a listener throws is
+ * logged and does not change the call's outcome.
  */
 @FunctionalInterface
 public interface RateLimitListener {

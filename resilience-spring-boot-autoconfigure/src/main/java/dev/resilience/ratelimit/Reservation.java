@@ -25,6 +25,13 @@ public interface Reservation {
 	void release();
 
 	/**
+	 * Returns whether a rejected call lacks only a concurrency permit: its tokens and windows
+	 * would admit it within the wait, so it is worth waiting for a permit to be returned.
+	 * @return whether only a permit is missing
+	 */
+	boolean isShortOfPermitOnly();
+
+	/**
 	 * For a call rejected because every concurrency permit was taken: waits until one is
 	 * returned or the time is up, whichever comes first.
 	 * @param nanos the longest wait

@@ -1,0 +1,260 @@
+package dev.resilience.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ManualTicker;
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/** Several limiters on one call with a moving clock, waits imposed by one limiter, and failures along the way. */
+class AcquireAllTests {
+
+	private static final RateLimiterSettings HUNDRED_PER_SECOND = RateLimiterSettings.builder()
+		.window(100, Duration.ofSeconds(1))
+		.build();
+
+	@Test
+	void acquireAllEndsWhenTheClockMovesOnEveryRead() {
+		AtomicLong clock = new AtomicLong();
+		Ticker ticker = clock::incrementAndGet;
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper((nanos) -> clock.addAndGet(Math.max(0, nanos)))
+			.limiter("a", HUNDRED_PER_SECOND)
+			.limiter("b", HUNDRED_PER_SECOND)
+			.build();
+		assertTimeoutPreemptively(Duration.ofSeconds(5), () -> registry.acquireAll(both(registry, Duration.ZERO)).close());
+		assertThat(registry.get("a").inspect("k").getRemaining()).isEqualTo(99);
+		assertThat(registry.get("b").inspect("k").getRemaining()).isEqualTo(99);
+	}
+
+	@Test
+	void acquireAllEndsOnTheSystemClock() {
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.limiter("a", HUNDRED_PER_SECOND)
+			.limiter("b", HUNDRED_PER_SECOND)
+			.build();
+		assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+			for (int i = 0; i < 100; i++) {
+				registry.acquireAll(both(registry, Duration.ofMillis(10))).close();
+			}
+		});
+		assertThat(registry.get("a").inspect("k").getRemaining()).isZero();
+	}
+
+	@Test
+	void aWaitImposedByOneLimiterDoesNotBlockAnotherLimiterForOthers() {
+		ManualTicker ticker = new ManualTicker();
+		AtomicReference<RateLimiterRegistry> registryRef = new AtomicReference<>();
+		List<RateLimitDecision> othersDuringTheWait = new ArrayList<>();
+		Sleeper sleeper = (nanos) -> {
+			ticker.advance(Duration.ofMillis(1));
+			othersDuringTheWait.add(registryRef.get().get("global").tryAcquire("", 1));
+			ticker.advanceNanos(nanos - Duration.ofMillis(1).toNanos());
+		};
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper(sleeper)
+			.limiter("per-user", RateLimiterSettings.builder().window(1, Duration.ofSeconds(4)).build())
+			.limiter("global", RateLimiterSettings.builder()
+				.tokenBucket(100, 100, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+				.build())
+			.build();
+		registryRef.set(registry);
+		List<RateLimitRequest> userX = List.of(
+				new RateLimitRequest(registry.get("per-user"), "x", 1, Duration.ofSeconds(5)),
+				new RateLimitRequest(registry.get("global"), "", 1, Duration.ofSeconds(5)));
+		registry.acquireAll(userX).close();
+
+		Permit waited = registry.acquireAll(userX);
+
+		assertThat(waited.getWaited()).isEqualTo(Duration.ofSeconds(4));
+		assertThat(othersDuringTheWait).hasSize(1);
+		assertThat(othersDuringTheWait.get(0).isPermitted()).isTrue();
+		assertThat(othersDuringTheWait.get(0).getRemaining()).isEqualTo(98);
+	}
+
+	@Test
+	void givingTokensBackAfterTheBucketRefilledNeverAdmitsMoreThanItsCapacity() {
+		ManualTicker ticker = new ManualTicker();
+		RateLimiter bucket = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.limiter("b", RateLimiterSettings.builder()
+				.tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+				.build())
+			.build()
+			.get("b");
+		Reservation all = bucket.reserve("k", 10, Duration.ZERO, Duration.ZERO);
+		ticker.advance(Duration.ofSeconds(1));
+		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(9);
+
+		all.cancel();
+
+		// Had the first call not happened, the bucket would have been full all along: 9 now.
+		assertThat(bucket.inspect("k").getRemaining()).isEqualTo(9);
+		assertThat(bucket.tryAcquire("k", 10).isPermitted()).isFalse();
+	}
+
+	@Test
+	void givingTokensBackAtOnceRestoresTheBucketExactly() {
+		ManualTicker ticker = new ManualTicker();
+		RateLimiter bucket = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.limiter("b", RateLimiterSettings.builder()
+				.tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+				.build())
+			.build()
+			.get("b");
+		Reservation five = bucket.reserve("k", 5, Duration.ZERO, Duration.ZERO);
+		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(4);
+
+		five.cancel();
+
+		assertThat(bucket.inspect("k").getRemaining()).isEqualTo(9);
+	}
+
+	@Test
+	void aCallThatLacksAPermitAndASlotInTimeIsRejectedWithoutWaiting() {
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.limiter("c", RateLimiterSettings.builder()
+				.window(1, Duration.ofSeconds(60))
+				.maxConcurrent(1, Duration.ofMinutes(1))
+				.build())
+			.build()
+			.get("c");
+		try (Permit held = limiter.acquire("k", 1, Duration.ZERO)) {
+			// Waiting for the permit would be in vain: the window only admits in 60 s.
+			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatExceptionOfType(
+					RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1, Duration.ofSeconds(30))));
+		}
+	}
+
+	@Test
+	void waitingForAPermitEndsAtMaxWaitEvenWhenTheTickerStandsStill() {
+		ManualTicker ticker = new ManualTicker();
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper(ticker.sleeper())
+			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build()
+			.get("c");
+		try (Permit held = limiter.acquire("k", 1, Duration.ZERO)) {
+			assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThatExceptionOfType(
+					RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1, Duration.ofMillis(100))));
+		}
+	}
+
+	@Test
+	void aCallThatWaitedForAPermitIsReportedAsWaited() throws Exception {
+		List<RateLimitDecision> decisions = new ArrayList<>();
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.listener((l, decision) -> decisions.add(decision))
+			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build()
+			.get("c");
+		Permit held = limiter.acquire("k", 1, Duration.ZERO);
+		Thread releaser = new Thread(() -> {
+			try {
+				Thread.sleep(50);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			held.close();
+		});
+		releaser.start();
+		try (Permit permit = limiter.acquire("k", 1, Duration.ofSeconds(10))) {
+			assertThat(permit.getWaited()).isPositive();
+			assertThat(decisions.get(decisions.size() - 1).getWait()).isEqualTo(permit.getWaited());
+		}
+		releaser.join();
+	}
+
+	@Test
+	void aFailingListenerNeitherFailsTheCallNorLeaksItsPermit() {
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.listener((l, decision) -> {
+				throw new IllegalStateException("listener bug");
+			})
+			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build()
+			.get("c");
+		try (Permit permit = limiter.acquire("k", 1, Duration.ZERO)) {
+			assertThat(limiter.inspect("k").getInFlight()).isEqualTo(1);
+		}
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+	}
+
+	@Test
+	void aLimiterThatThrowsGivesBackWhatTheOthersTook() {
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.limiter("a", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build();
+		RateLimiter a = registry.get("a");
+		RateLimiter failing = new FailingLimiter();
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> registry.acquireAll(
+				List.of(new RateLimitRequest(a, "k", 1, Duration.ZERO), new RateLimitRequest(failing, "k", 1, Duration.ZERO))))
+			.withMessage("store down");
+		assertThat(a.inspect("k").getInFlight()).isZero();
+	}
+
+	private static List<RateLimitRequest> both(RateLimiterRegistry registry, Duration maxWait) {
+		return List.of(new RateLimitRequest(registry.get("a"), "k", 1, maxWait),
+				new RateLimitRequest(registry.get("b"), "k", 1, maxWait));
+	}
+
+	/** A limiter whose store fails on every decision. */
+	private static final class FailingLimiter implements RateLimiter {
+
+		@Override
+		public String getName() {
+			return "failing";
+		}
+
+		@Override
+		public RateLimiterSettings getSettings() {
+			return HUNDRED_PER_SECOND;
+		}
+
+		@Override
+		public String getStoreType() {
+			return "broken";
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String key, int cost) {
+			throw new IllegalStateException("store down");
+		}
+
+		@Override
+		public Permit acquire(String key, int cost, Duration maxWait) {
+			throw new IllegalStateException("store down");
+		}
+
+		@Override
+		public Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait) {
+			throw new IllegalStateException("store down");
+		}
+
+		@Override
+		public RateLimitDecision inspect(String key) {
+			throw new IllegalStateException("store down");
+		}
+
+		@Override
+		public void reset(String key) {
+		}
+
+	}
+
+}
