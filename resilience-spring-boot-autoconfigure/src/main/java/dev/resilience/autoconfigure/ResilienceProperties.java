@@ -38,10 +38,13 @@ public class ResilienceProperties {
 	 */
 	public static class AspectOrder {
 
+		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
+		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
+
 		/**
-		 * Order of the @RateLimited aspect.
+		 * Order of the @RateLimited advice.
 		 */
-		private int rateLimit = Ordered.LOWEST_PRECEDENCE - 2;
+		private int rateLimit = DEFAULT_RATE_LIMIT;
 
 		public int getRateLimit() {
 			return this.rateLimit;

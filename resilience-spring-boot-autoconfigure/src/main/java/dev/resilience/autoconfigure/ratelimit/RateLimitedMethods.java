@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -18,6 +17,8 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.expression.Expression;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -116,39 +117,55 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 		return value.toString();
 	}
 
+	/**
+	 * Returns whether any {@code @RateLimited} applies to the method of the class, checking the
+	 * annotations it names; the advisor's pointcut.
+	 * @param method the method
+	 * @param targetClass the class of the target bean
+	 * @return whether calls of the method are rate limited
+	 * @throws IllegalStateException naming the method when an annotation is wrong
+	 */
+	public boolean isRateLimited(Method method, Class<?> targetClass) {
+		return !bindings(method, targetClass).isEmpty();
+	}
+
+	/**
+	 * Returns whether the method or, for a public method, its class carries {@code @RateLimited}
+	 * anywhere in its hierarchy; a cheap check that reads no configuration.
+	 * @param method the method
+	 * @param targetClass the class of the target bean
+	 * @return whether an annotation may apply
+	 */
+	static boolean isAnnotated(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		if (specific.getDeclaringClass() == Object.class) {
+			return false;
+		}
+		return MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class)
+				|| (Modifier.isPublic(specific.getModifiers())
+						&& MergedAnnotations.from(targetClass, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class));
+	}
+
 	private List<Binding> bindings(Method method, Class<?> targetClass) {
 		return this.bindings.computeIfAbsent(new MethodClassKey(method, targetClass), (k) -> read(method, targetClass));
 	}
 
 	private List<Binding> read(Method invoked, Class<?> targetClass) {
 		Method method = AopUtils.getMostSpecificMethod(invoked, targetClass);
-		List<RateLimited> annotations = new ArrayList<>();
-		// The aspect's pointcut (@within, @annotation) sees only annotations on classes, @Inherited
-		// ones included, and on the method itself: fail on those it would silently miss.
-		if (Modifier.isPublic(method.getModifiers())) {
-			Set<RateLimited> typeLevel = AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class);
-			if (typeLevel.size() > AnnotatedElementUtils.getMergedRepeatableAnnotations(targetClass, RateLimited.class).size()) {
-				throw new IllegalStateException("@RateLimited on an interface of " + targetClass.getSimpleName()
-						+ " would have no effect: the @RateLimited aspect sees type-level annotations on classes only;"
-						+ " annotate " + targetClass.getSimpleName() + " instead");
-			}
-			// @within matches by the class that declares the method: a method inherited from a class
-			// without the annotation is not limited by its subclass's type-level @RateLimited.
-			annotations.addAll(AnnotatedElementUtils.getMergedRepeatableAnnotations(method.getDeclaringClass(),
-					RateLimited.class));
-		}
-		List<RateLimited> own = List.copyOf(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
-		if (own.size() > AnnotatedElementUtils.getMergedRepeatableAnnotations(method, RateLimited.class).size()) {
-			String described = AnnotationAttributeResolver.describe(method);
-			throw new IllegalStateException("@RateLimited reaches " + described + " from an interface or an overridden method,"
-					+ " where the @RateLimited aspect does not see it; declare it on " + described + " itself");
+		if (method.getDeclaringClass() == Object.class) {
+			return List.of();
 		}
 		int modifiers = method.getModifiers();
-		if (!own.isEmpty() && (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers))) {
+		List<RateLimited> annotations = new ArrayList<>();
+		if (Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers)) {
+			annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
+		}
+		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
+		if (!annotations.isEmpty()
+				&& (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers))) {
 			throw new IllegalStateException("@RateLimited on " + AnnotationAttributeResolver.describe(method)
 					+ " would have no effect: Spring AOP cannot intercept a private, static or final method");
 		}
-		annotations.addAll(own);
 		List<Binding> bindings = new ArrayList<>(annotations.size());
 		for (RateLimited annotation : annotations) {
 			bindings.add(bind(annotation, method));

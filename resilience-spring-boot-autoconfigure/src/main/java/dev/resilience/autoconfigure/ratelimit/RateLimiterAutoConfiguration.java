@@ -1,12 +1,15 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -17,7 +20,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 
 /**
  * Auto-configuration of rate limiting: the {@link RateLimiterRegistry} built from
- * {@code resilience.rate-limiters.*}, and the {@code @RateLimited} aspect when AspectJ is present.
+ * {@code resilience.rate-limiters.*}, and the advisor that applies {@code @RateLimited}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
 public final class RateLimiterAutoConfiguration {
@@ -33,19 +36,24 @@ public final class RateLimiterAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.aspectj.weaver.Advice")
-	static class AspectConfiguration {
+	@Import(RateLimitedProxyRegistrar.class)
+	static class AnnotationConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitedMethods rateLimitedMethods(RateLimiterRegistry registry, ConfigurableListableBeanFactory beanFactory) {
+		static RateLimitedMethods rateLimitedMethods(RateLimiterRegistry registry,
+				ConfigurableListableBeanFactory beanFactory) {
 			return new RateLimitedMethods(registry, beanFactory);
 		}
 
 		@Bean
 		@ConditionalOnMissingBean
-		RateLimitedAspect rateLimitedAspect(RateLimitedMethods methods, ResilienceProperties properties) {
-			return new RateLimitedAspect(methods, properties.getAspectOrder().getRateLimit());
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, Environment environment) {
+			// Read directly: binding the properties here would create them while post-processors
+			// are still being registered.
+			return new RateLimitedAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.rate-limit",
+					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_RATE_LIMIT));
 		}
 
 	}

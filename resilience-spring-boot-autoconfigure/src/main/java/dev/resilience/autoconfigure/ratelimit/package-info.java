@@ -1,5 +1,5 @@
 /**
- * Spring wiring of rate limiting: properties, auto-configuration, the aspect, metrics and Spring MVC support.
+ * Spring wiring of rate limiting: properties, auto-configuration, the advisor, metrics and Spring MVC support.
  */
 @NullMarked
 package dev.resilience.autoconfigure.ratelimit;

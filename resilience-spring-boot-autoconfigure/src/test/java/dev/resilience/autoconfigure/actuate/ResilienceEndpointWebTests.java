@@ -14,7 +14,7 @@ import org.springframework.test.json.JsonCompareMode;
 import org.springframework.test.web.servlet.MockMvc;
 
 import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimitedAspect;
+import dev.resilience.autoconfigure.ratelimit.RateLimitedAdvisor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterMetrics;
 import dev.resilience.autoconfigure.web.RateLimitExceptionHandler;
 import dev.resilience.autoconfigure.web.RateLimitResponseHeaders;
@@ -54,7 +54,7 @@ class ResilienceEndpointWebTests {
 
 	@Test
 	void applicationShouldAutoConfigureEveryPart(@Autowired ApplicationContext context) {
-		assertThat(context.getBeansOfType(RateLimitedAspect.class)).hasSize(1);
+		assertThat(context.getBeansOfType(RateLimitedAdvisor.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimiterMetrics.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitExceptionHandler.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitResponseHeaders.class)).hasSize(1);

@@ -5,11 +5,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -167,36 +170,29 @@ class RateLimitedMethodsStartupTests {
 	}
 
 	@Test
-	void runWhenAnnotationIsOnAnInterfaceMethodShouldFailNamingTheMethod() {
-		this.contextRunner.withBean(InterfaceAnnotatedClient.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("@RateLimited reaches InterfaceAnnotatedClient.fetch(String) from an interface or an overridden"
-						+ " method, where the @RateLimited aspect does not see it; declare it on"
-						+ " InterfaceAnnotatedClient.fetch(String) itself");
-		});
+	void runWhenAnnotationIsOnAnInterfaceMethodShouldLimitTheImplementation() {
+		this.contextRunner.withBean(InterfaceAnnotatedClient.class)
+			.run((context) -> assertFiveSecondWindowUsedOnce(context, () -> context.getBean(AnnotatedApi.class).fetch("a")));
 	}
 
 	@Test
-	void runWhenAnnotationIsOnAnOverriddenMethodShouldFailNamingTheMethod() {
-		this.contextRunner.withBean(OverridingClient.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("@RateLimited reaches OverridingClient.fetch(String) from an interface or an overridden"
-						+ " method, where the @RateLimited aspect does not see it; declare it on"
-						+ " OverridingClient.fetch(String) itself");
-		});
+	void runWhenAnnotationIsOnAnOverriddenMethodShouldLimitTheOverride() {
+		this.contextRunner.withBean(OverridingClient.class)
+			.run((context) -> assertThat(context.getBean(RateLimitedMethods.class)
+				.isRateLimited(OverridingClient.class.getMethod("fetch", String.class), OverridingClient.class)).isTrue());
 	}
 
 	@Test
-	void runWhenAnnotationIsOnAnInterfaceTypeShouldFailNamingTheClass() {
-		this.contextRunner.withBean(TypeAnnotatedInterfaceClient.class).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("@RateLimited on an interface of TypeAnnotatedInterfaceClient would have no effect"
-						+ ": the @RateLimited aspect sees type-level annotations on classes only;"
-						+ " annotate TypeAnnotatedInterfaceClient instead");
-		});
+	void runWhenAnnotationIsOnAnInterfaceTypeShouldLimitItsMethods() {
+		this.contextRunner.withBean(TypeAnnotatedInterfaceClient.class)
+			.run((context) -> assertFiveSecondWindowUsedOnce(context, () -> context.getBean(TypeAnnotatedApi.class).fetch()));
+	}
+
+	private static void assertFiveSecondWindowUsedOnce(AssertableApplicationContext context, Runnable call) {
+		assertThat(context).hasNotFailed();
+		call.run();
+		RateLimitDecision state = context.getBean(RateLimiterRegistry.class).get("partner-api").inspect("");
+		assertThat(state.getQuotas().get(0).remaining()).isEqualTo(4);
 	}
 
 	@Test

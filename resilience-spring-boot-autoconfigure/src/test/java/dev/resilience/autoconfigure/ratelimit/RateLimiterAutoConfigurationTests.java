@@ -17,6 +17,7 @@ import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -24,6 +25,7 @@ import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.WindowAlgorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Tests for {@link RateLimiterAutoConfiguration}.
@@ -39,7 +41,7 @@ class RateLimiterAutoConfigurationTests {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(RateLimiterRegistry.class)
 				.hasSingleBean(RateLimitedMethods.class)
-				.hasSingleBean(RateLimitedAspect.class)
+				.hasSingleBean(RateLimitedAdvisor.class)
 				.doesNotHaveBean(RateLimiterMetrics.class);
 			assertThat(context.getBean(RateLimiterRegistry.class).getNames()).isEmpty();
 		});
@@ -106,7 +108,7 @@ class RateLimiterAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RateLimiterRegistry.class);
 				assertThat(context.getBean(RateLimiterRegistry.class)).isSameAs(own);
-				assertThat(context).hasSingleBean(RateLimitedAspect.class);
+				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 			});
 	}
 
@@ -122,11 +124,11 @@ class RateLimiterAutoConfigurationTests {
 	@Test
 	void runWhenUserDefinesAspectShouldBackOff() {
 		this.contextRunner
-			.withBean("ownAspect", RateLimitedAspect.class,
-					() -> new RateLimitedAspect(new RateLimitedMethods(RateLimiterRegistry.builder().build(), null), 7))
+			.withBean("ownAspect", RateLimitedAdvisor.class,
+					() -> new RateLimitedAdvisor(() -> new RateLimitedMethods(RateLimiterRegistry.builder().build(), null), 7))
 			.run((context) -> {
-				assertThat(context).hasSingleBean(RateLimitedAspect.class);
-				assertThat(context.getBean(RateLimitedAspect.class).getOrder()).isEqualTo(7);
+				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+				assertThat(context.getBean(RateLimitedAdvisor.class).getOrder()).isEqualTo(7);
 				assertThat(context).hasBean("ownAspect");
 			});
 	}
@@ -135,23 +137,40 @@ class RateLimiterAutoConfigurationTests {
 	void runWhenUserDefinesMethodsShouldBackOff() {
 		RateLimitedMethods own = new RateLimitedMethods(RateLimiterRegistry.builder().build(), null);
 		this.contextRunner.withBean(RateLimitedMethods.class, () -> own).run((context) -> {
-			assertThat(context).hasSingleBean(RateLimitedMethods.class).hasSingleBean(RateLimitedAspect.class);
+			assertThat(context).hasSingleBean(RateLimitedMethods.class).hasSingleBean(RateLimitedAdvisor.class);
 			assertThat(context.getBean(RateLimitedMethods.class)).isSameAs(own);
 		});
 	}
 
 	@Test
-	void runWhenAspectJIsAbsentShouldNotProvideAspect() {
-		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj.weaver.Advice")).run((context) -> {
-			assertThat(context).hasSingleBean(RateLimiterRegistry.class)
-				.doesNotHaveBean(RateLimitedAspect.class)
-				.doesNotHaveBean(RateLimitedMethods.class);
-		});
+	void runWhenAspectJIsAbsentShouldStillLimitCalls() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader("org.aspectj"))
+			.withBean(OnceClient.class)
+			.withPropertyValues("resilience.rate-limiters.once.windows[0].limit=1",
+					"resilience.rate-limiters.once.windows[0].period=1h")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
+				OnceClient client = context.getBean(OnceClient.class);
+				client.call();
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::call);
+			});
+	}
+
+	@Test
+	void runWhenSpringAopAutoConfigurationIsOffShouldStillLimitCalls() {
+		this.contextRunner.withBean(OnceClient.class)
+			.withPropertyValues("spring.aop.auto=false", "resilience.rate-limiters.once.windows[0].limit=1",
+					"resilience.rate-limiters.once.windows[0].period=1h")
+			.run((context) -> {
+				OnceClient client = context.getBean(OnceClient.class);
+				client.call();
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::call);
+			});
 	}
 
 	@Test
 	void runShouldOrderAspectJustInsideTheOuterResilienceAspects() {
-		this.contextRunner.run((context) -> assertThat(context.getBean(RateLimitedAspect.class).getOrder())
+		this.contextRunner.run((context) -> assertThat(context.getBean(RateLimitedAdvisor.class).getOrder())
 			.isEqualTo(Ordered.LOWEST_PRECEDENCE - 2));
 	}
 
@@ -174,7 +193,15 @@ class RateLimiterAutoConfigurationTests {
 	@Test
 	void runWhenAspectOrderIsSetShouldPassItToAspect() {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=-5")
-			.run((context) -> assertThat(context.getBean(RateLimitedAspect.class).getOrder()).isEqualTo(-5));
+			.run((context) -> assertThat(context.getBean(RateLimitedAdvisor.class).getOrder()).isEqualTo(-5));
+	}
+
+	public static class OnceClient {
+
+		@RateLimited("once")
+		public void call() {
+		}
+
 	}
 
 	public static class PatientClient {

@@ -1,0 +1,21 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
+import org.springframework.core.type.AnnotationMetadata;
+
+/**
+ * Makes sure an auto-proxy creator exists, so {@code @RateLimited} works even where Spring
+ * Boot's AOP auto-configuration is off ({@code spring.aop.auto=false}), as
+ * {@code @EnableTransactionManagement} does for {@code @Transactional}. An existing, more
+ * capable creator (such as the AspectJ one) is kept.
+ */
+class RateLimitedProxyRegistrar implements ImportBeanDefinitionRegistrar {
+
+	@Override
+	public void registerBeanDefinitions(AnnotationMetadata importingClassMetadata, BeanDefinitionRegistry registry) {
+		AopConfigUtils.registerAutoProxyCreatorIfNecessary(registry);
+	}
+
+}
