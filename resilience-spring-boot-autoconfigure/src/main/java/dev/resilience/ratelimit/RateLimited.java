@@ -17,8 +17,8 @@ import org.springframework.core.annotation.AliasFor;
  * <p>
  * Repeatable: a method may carry a per-user and a global limiter at once; all of them must admit
  * the call, asked in declaration order, and a call rejected by one consumes nothing from the
- * others. On a type, it applies to every public method the type (or a subclass) declares, before
- * the method's own annotations.
+ * others. On a type (class or interface), it applies to every public method of the bean, inherited
+ * ones included, before the method's own annotations.
  */
 @Target({ ElementType.METHOD, ElementType.TYPE })
 @Retention(RetentionPolicy.RUNTIME)
