@@ -19,6 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 /** Several limiters on one call with a moving clock, waits imposed by one limiter, and failures along the way. */
 class AcquireAllTests {
 
+	private static final RateLimiterSettings TEN_PER_SECOND_BUCKET = RateLimiterSettings.builder()
+		.tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+		.build();
+
 	private static final RateLimiterSettings HUNDRED_PER_SECOND = RateLimiterSettings.builder()
 		.window(100, Duration.ofSeconds(1))
 		.build();
@@ -87,13 +91,7 @@ class AcquireAllTests {
 	@Test
 	void givingTokensBackAfterTheBucketRefilledNeverAdmitsMoreThanItsCapacity() {
 		ManualTicker ticker = new ManualTicker();
-		RateLimiter bucket = RateLimiterRegistry.builder()
-			.ticker(ticker)
-			.limiter("b", RateLimiterSettings.builder()
-				.tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY)
-				.build())
-			.build()
-			.get("b");
+		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", TEN_PER_SECOND_BUCKET);
 		Reservation all = bucket.reserve("k", 10, Duration.ZERO, Duration.ZERO);
 		ticker.advance(Duration.ofSeconds(1));
 		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(9);
@@ -108,13 +106,7 @@ class AcquireAllTests {
 	@Test
 	void givingTokensBackAtOnceRestoresTheBucketExactly() {
 		ManualTicker ticker = new ManualTicker();
-		RateLimiter bucket = RateLimiterRegistry.builder()
-			.ticker(ticker)
-			.limiter("b", RateLimiterSettings.builder()
-				.tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY)
-				.build())
-			.build()
-			.get("b");
+		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", TEN_PER_SECOND_BUCKET);
 		Reservation five = bucket.reserve("k", 5, Duration.ZERO, Duration.ZERO);
 		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(4);
 

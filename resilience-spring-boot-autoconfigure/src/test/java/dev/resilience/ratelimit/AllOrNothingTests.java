@@ -121,12 +121,7 @@ class AllOrNothingTests {
 	}
 
 	private RateLimiter limiter(String name, RateLimiterSettings settings) {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.limiter(name, settings)
-			.build()
-			.get(name);
+		return TestLimiters.onManualClock(this.ticker, name, settings);
 	}
 
 }

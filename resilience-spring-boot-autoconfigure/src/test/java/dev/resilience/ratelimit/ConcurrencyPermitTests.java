@@ -154,12 +154,7 @@ class ConcurrencyPermitTests {
 	}
 
 	private RateLimiter limiter(RateLimiterSettings settings) {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.limiter("db", settings)
-			.build()
-			.get("db");
+		return TestLimiters.onManualClock(this.ticker, "db", settings);
 	}
 
 	/** A returned permit wakes its waiter through a real condition, so these use the system clock. */

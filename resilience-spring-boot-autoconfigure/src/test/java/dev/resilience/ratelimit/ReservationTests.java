@@ -126,12 +126,7 @@ class ReservationTests {
 	}
 
 	private RateLimiter limiter(RateLimiterSettings settings) {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.limiter("api", settings)
-			.build()
-			.get("api");
+		return TestLimiters.onManualClock(this.ticker, "api", settings);
 	}
 
 }

@@ -82,12 +82,7 @@ class TokenBucketLimiterTests {
 	}
 
 	private RateLimiter limiter(RateLimiterSettings settings) {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.limiter("api", settings)
-			.build()
-			.get("api");
+		return TestLimiters.onManualClock(this.ticker, "api", settings);
 	}
 
 }
