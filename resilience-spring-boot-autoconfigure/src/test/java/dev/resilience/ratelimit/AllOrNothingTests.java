@@ -24,12 +24,8 @@ class AllOrNothingTests {
 		for (int i = 0; i < 3; i++) {
 			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 		}
-		RateLimitDecision before = limiter.inspect("k");
-		assertThat(before.getQuotas()).extracting(Quota::remaining).containsExactly(7L, 0L, 2L);
-		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
-		assertThat(rejected.isPermitted()).isFalse();
-		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
-		assertThat(limiter.inspect("k").getQuotas()).isEqualTo(before.getQuotas());
+		assertThat(limiter.inspect("k").getQuotas()).extracting(Quota::remaining).containsExactly(7L, 0L, 2L);
+		assertRejectedChangingNothing(limiter, Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -45,12 +41,8 @@ class AllOrNothingTests {
 		this.ticker.set(Duration.ofSeconds(1));
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
-		RateLimitDecision before = limiter.inspect("k");
-		assertThat(before.getQuotas()).extracting(Quota::remaining).containsExactly(8L, 1L, 0L);
-		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
-		assertThat(rejected.isPermitted()).isFalse();
-		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofSeconds(9));
-		assertThat(limiter.inspect("k").getQuotas()).isEqualTo(before.getQuotas());
+		assertThat(limiter.inspect("k").getQuotas()).extracting(Quota::remaining).containsExactly(8L, 1L, 0L);
+		assertRejectedChangingNothing(limiter, Duration.ofSeconds(9));
 		this.ticker.set(Duration.ofSeconds(10));
 		RateLimitDecision later = limiter.tryAcquire("k", 1);
 		assertThat(later.isPermitted()).isTrue();
@@ -65,12 +57,8 @@ class AllOrNothingTests {
 			.build());
 		limiter.tryAcquire("k", 1);
 		limiter.tryAcquire("k", 1);
-		RateLimitDecision before = limiter.inspect("k");
-		assertThat(before.getQuotas()).extracting(Quota::remaining).containsExactly(0L, 8L);
-		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
-		assertThat(rejected.isPermitted()).isFalse();
-		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofMillis(500));
-		assertThat(limiter.inspect("k").getQuotas()).isEqualTo(before.getQuotas());
+		assertThat(limiter.inspect("k").getQuotas()).extracting(Quota::remaining).containsExactly(0L, 8L);
+		assertRejectedChangingNothing(limiter, Duration.ofMillis(500));
 	}
 
 	@Test
@@ -114,6 +102,14 @@ class AllOrNothingTests {
 			admitted++;
 		}
 		assertThat(admitted).isEqualTo(25);
+	}
+
+	private static void assertRejectedChangingNothing(RateLimiter limiter, Duration retryAfter) {
+		RateLimitDecision before = limiter.inspect("k");
+		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
+		assertThat(rejected.isPermitted()).isFalse();
+		assertThat(rejected.getRetryAfter()).isEqualTo(retryAfter);
+		assertThat(limiter.inspect("k").getQuotas()).isEqualTo(before.getQuotas());
 	}
 
 	private RateLimiter limiter(RateLimiterSettings settings) {
