@@ -63,14 +63,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
-	public Reservation reserve(String key, long cost, long minDelayNanos, long maxWaitNanos) {
+	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		this.settings.checkCost(cost);
 		long id = this.ids.incrementAndGet();
 		long returnedBefore = this.returnedPermits.get();
 		LimiterAlgorithm.Outcome[] outcome = new LimiterAlgorithm.Outcome[1];
 		this.states.asMap().compute(key, (k, state) -> {
 			outcome[0] = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.ticker.read(), cost,
-					minDelayNanos, maxWaitNanos, id);
+					maxWaitNanos, id);
 			return outcome[0].state();
 		});
 		return new MemoryReservation(key, outcome[0], returnedBefore);

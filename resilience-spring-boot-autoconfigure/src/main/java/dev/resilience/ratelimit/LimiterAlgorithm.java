@@ -30,17 +30,16 @@ final class LimiterAlgorithm {
 	}
 
 	static Outcome decide(String name, String key, RateLimiterSettings settings, @Nullable LimiterState current,
-			long now, long cost, long minDelayNanos, long maxWaitNanos, long id) {
+			long now, long cost, long maxWaitNanos, long id) {
 		settings.checkCost(cost);
 		LimiterState state = ((current != null) ? current : LimiterState.initial(settings, now)).prune(settings, now);
-		long notBefore = Durations.saturatedAdd(now, Math.max(0, minDelayNanos));
-		long at = notBefore;
+		long at = now;
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		if (bucketSettings != null && state.bucket() != null) {
-			at = Math.max(at, TokenBucket.availableAt(bucketSettings, state.bucket(), notBefore, cost));
+			at = Math.max(at, TokenBucket.availableAt(bucketSettings, state.bucket(), now, cost));
 		}
 		for (int i = 0; i < state.windows().length; i++) {
-			at = Math.max(at, state.windows()[i].availableAt(settings.windows().get(i), notBefore, cost));
+			at = Math.max(at, state.windows()[i].availableAt(settings.windows().get(i), now, cost));
 		}
 		boolean concurrencyFull = settings.maxConcurrent() > 0 && state.leases().size() >= settings.maxConcurrent();
 		long wait = at - now;

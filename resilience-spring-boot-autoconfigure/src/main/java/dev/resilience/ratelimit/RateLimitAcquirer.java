@@ -45,7 +45,7 @@ final class RateLimitAcquirer {
 			throw new IllegalStateException("Rate limiter '" + limiter.getName()
 					+ "' has max-concurrent, whose permits must be returned: use acquire(...) and close the Permit");
 		}
-		RateLimitDecision decision = limiter.reserve(key, cost, Duration.ZERO, Duration.ZERO).getDecision();
+		RateLimitDecision decision = limiter.reserve(key, cost, Duration.ZERO).getDecision();
 		publish(limiter, decision);
 		return decision;
 	}
@@ -99,7 +99,7 @@ final class RateLimitAcquirer {
 			RateLimitRequest request = requests.get(i);
 			long budget = Math.max(0, budgetLeft(request, start, this.ticker.read()));
 			Reservation reservation = request.limiter()
-				.reserve(request.key(), request.cost(), Duration.ZERO, Duration.ofNanos(budget));
+				.reserve(request.key(), request.cost(), Duration.ofNanos(budget));
 			if (!reservation.getDecision().isPermitted()) {
 				return new Rejection(i, reservation, false);
 			}
@@ -134,7 +134,7 @@ final class RateLimitAcquirer {
 			if (taken[i] == null) {
 				RateLimitRequest request = requests.get(i);
 				Reservation reservation = request.limiter()
-					.reserve(request.key(), request.cost(), Duration.ZERO, Duration.ZERO);
+					.reserve(request.key(), request.cost(), Duration.ZERO);
 				if (!reservation.getDecision().isPermitted()) {
 					return new Rejection(i, reservation, true);
 				}

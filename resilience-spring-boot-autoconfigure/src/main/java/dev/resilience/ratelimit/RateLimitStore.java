@@ -15,17 +15,16 @@ public interface RateLimitStore {
 	String getType();
 
 	/**
-	 * Decides one call atomically: admits it at the earliest time, at least {@code minDelayNanos}
-	 * from now, at which every constraint admits it, provided that is no more than
-	 * {@code maxWaitNanos} away; otherwise rejects it and changes nothing.
+	 * Decides one call atomically: admits it at the earliest time at which every constraint
+	 * admits it, provided that is no more than {@code maxWaitNanos} away; otherwise rejects it
+	 * and changes nothing.
 	 * @param key the key whose state to use
 	 * @param cost the tokens (and window slots) the call consumes
-	 * @param minDelayNanos the earliest acceptable admission, from now
 	 * @param maxWaitNanos the latest acceptable admission, from now
 	 * @return the reservation
 	 * @throws IllegalArgumentException if the cost is not positive or could never be admitted
 	 */
-	Reservation reserve(String key, long cost, long minDelayNanos, long maxWaitNanos);
+	Reservation reserve(String key, long cost, long maxWaitNanos);
 
 	/**
 	 * Returns the state of one key without consuming anything.

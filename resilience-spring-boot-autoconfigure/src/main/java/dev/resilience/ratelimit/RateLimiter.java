@@ -68,11 +68,10 @@ public interface RateLimiter {
 	 * or {@link Reservation#release() release} the reservation.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes
-	 * @param notBefore the earliest acceptable admission, from now
 	 * @param maxWait the latest acceptable admission, from now
 	 * @return the reservation
 	 */
-	Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait);
+	Reservation reserve(String key, int cost, Duration maxWait);
 
 	/**
 	 * Returns the state of one key, consuming nothing.

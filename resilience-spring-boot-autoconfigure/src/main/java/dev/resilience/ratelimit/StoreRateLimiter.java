@@ -51,10 +51,9 @@ final class StoreRateLimiter implements RateLimiter {
 	}
 
 	@Override
-	public Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait) {
+	public Reservation reserve(String key, int cost, Duration maxWait) {
 		checkCost(cost);
-		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(notBefore),
-				Durations.toNanos(maxWait));
+		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
 	}
 
 	@Override

@@ -92,7 +92,7 @@ class AcquireAllTests {
 	void givingTokensBackAfterTheBucketRefilledNeverAdmitsMoreThanItsCapacity() {
 		ManualTicker ticker = new ManualTicker();
 		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", TEN_PER_SECOND_BUCKET);
-		Reservation all = bucket.reserve("k", 10, Duration.ZERO, Duration.ZERO);
+		Reservation all = bucket.reserve("k", 10, Duration.ZERO);
 		ticker.advance(Duration.ofSeconds(1));
 		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(9);
 
@@ -107,7 +107,7 @@ class AcquireAllTests {
 	void givingTokensBackAtOnceRestoresTheBucketExactly() {
 		ManualTicker ticker = new ManualTicker();
 		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", TEN_PER_SECOND_BUCKET);
-		Reservation five = bucket.reserve("k", 5, Duration.ZERO, Duration.ZERO);
+		Reservation five = bucket.reserve("k", 5, Duration.ZERO);
 		assertThat(bucket.tryAcquire("k", 1).getRemaining()).isEqualTo(4);
 
 		five.cancel();
@@ -234,7 +234,7 @@ class AcquireAllTests {
 		}
 
 		@Override
-		public Reservation reserve(String key, int cost, Duration notBefore, Duration maxWait) {
+		public Reservation reserve(String key, int cost, Duration maxWait) {
 			throw new IllegalStateException("store down");
 		}
 

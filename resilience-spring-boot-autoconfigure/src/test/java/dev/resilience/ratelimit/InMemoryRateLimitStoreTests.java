@@ -93,13 +93,13 @@ class InMemoryRateLimitStoreTests {
 			.tokenBucket(5, 5, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 			.maxConcurrent(1, Duration.ofSeconds(5))
 			.build());
-		store.reserve("a", 1, 0, 0);
+		store.reserve("a", 1, 0);
 		this.ticker.set(Duration.ofSeconds(5).minusNanos(1));
 		assertThat(store.size()).isEqualTo(1);
-		assertThat(store.reserve("a", 1, 0, 0).getDecision().isPermitted()).isFalse();
+		assertThat(store.reserve("a", 1, 0).getDecision().isPermitted()).isFalse();
 		this.ticker.set(Duration.ofSeconds(5));
 		assertThat(store.size()).isZero();
-		assertThat(store.reserve("a", 1, 0, 0).getDecision().isPermitted()).isTrue();
+		assertThat(store.reserve("a", 1, 0).getDecision().isPermitted()).isTrue();
 	}
 
 	@Test
@@ -107,8 +107,8 @@ class InMemoryRateLimitStoreTests {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
 			.maxConcurrent(2, Duration.ofSeconds(5))
 			.build());
-		Reservation first = store.reserve("a", 1, 0, 0);
-		Reservation second = store.reserve("a", 1, 0, 0);
+		Reservation first = store.reserve("a", 1, 0);
+		Reservation second = store.reserve("a", 1, 0);
 		first.release();
 		assertThat(store.size()).isEqualTo(1);
 		second.release();
@@ -134,7 +134,7 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	private String take(InMemoryRateLimitStore store, String key) {
-		RateLimitDecision decision = store.reserve(key, 1, 0, 0).getDecision();
+		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
 	}
 

@@ -52,7 +52,7 @@ class RateLimiterSettingsTests {
 			.withMessageStartingWith(expected);
 		assertThatIllegalArgumentException().isThrownBy(() -> limiter.acquire("k", 11, Duration.ofSeconds(1)))
 			.withMessageStartingWith(expected);
-		assertThatIllegalArgumentException().isThrownBy(() -> limiter.reserve("k", 11, Duration.ZERO, Duration.ZERO))
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.reserve("k", 11, Duration.ZERO))
 			.withMessageStartingWith(expected);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.acquireAll(List.of(new RateLimitRequest(limiter, "k", 11, Duration.ZERO))))

@@ -65,7 +65,7 @@ class ReservationTests {
 			.build());
 		assertThat(reserveWait(limiter, Duration.ofSeconds(5))).isZero();
 		assertThat(reserveWait(limiter, Duration.ofSeconds(5))).isEqualTo(Duration.ofMillis(100));
-		Reservation third = limiter.reserve("k", 1, Duration.ZERO, Duration.ofSeconds(5));
+		Reservation third = limiter.reserve("k", 1, Duration.ofSeconds(5));
 		assertThat(third.getDecision().getWait()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(third.getDecision().getQuotas()).containsExactly(
 				new Quota("api-bucket", 1, Duration.ofMillis(100), 0, Duration.ofMillis(100)),
@@ -94,8 +94,8 @@ class ReservationTests {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.tokenBucket(1, 1, Duration.ofMillis(100), RefillStrategy.GREEDY)
 			.build());
-		limiter.reserve("k", 1, Duration.ZERO, Duration.ZERO);
-		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ZERO, Duration.ofMillis(100).minusNanos(1))
+		limiter.reserve("k", 1, Duration.ZERO);
+		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ofMillis(100).minusNanos(1))
 			.getDecision();
 		assertThat(rejected.isPermitted()).isFalse();
 		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofMillis(100));
@@ -120,7 +120,7 @@ class ReservationTests {
 	}
 
 	private Duration reserveWait(RateLimiter limiter, Duration maxWait) {
-		RateLimitDecision decision = limiter.reserve("k", 1, Duration.ZERO, maxWait).getDecision();
+		RateLimitDecision decision = limiter.reserve("k", 1, maxWait).getDecision();
 		assertThat(decision.isPermitted()).isTrue();
 		return decision.getWait();
 	}

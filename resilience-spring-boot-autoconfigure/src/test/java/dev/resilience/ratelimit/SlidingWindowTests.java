@@ -147,7 +147,7 @@ class SlidingWindowTests {
 
 	private RateLimitDecision callAt(InMemoryRateLimitStore store, long nanos, long cost) {
 		this.ticker.set(nanos);
-		return store.reserve("k", cost, 0, 0).getDecision();
+		return store.reserve("k", cost, 0).getDecision();
 	}
 
 	private InMemoryRateLimitStore store(WindowAlgorithm algorithm, long limit, Duration period) {
