@@ -80,7 +80,9 @@ final class LimiterAlgorithm {
 				bucket = ticket.bucketBefore();
 			}
 			else {
-				long returned = Math.max(0, ticket.cost() - earnedBetween(bucketSettings, ticket.at(), now));
+				// The bucket may be dated ahead by later reservations: what it earned up to then counts.
+				long until = Math.max(now, bucket.updatedAt());
+				long returned = Math.max(0, ticket.cost() - earnedBetween(bucketSettings, ticket.at(), until));
 				bucket = new TokenBucket.State(Math.min(bucketSettings.capacity(), bucket.tokens() + returned),
 						bucket.updatedAt());
 			}

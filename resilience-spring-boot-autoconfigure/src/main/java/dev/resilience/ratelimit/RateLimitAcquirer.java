@@ -58,7 +58,9 @@ final class RateLimitAcquirer {
 		// Waiting for a returned permit blocks on a condition in real time, whatever the ticker
 		// says; this bounds it when a test's ticker does not move.
 		long realStart = System.nanoTime();
-		boolean waitedForPermit = false;
+		// Whether the call already waited in an earlier round: for a returned permit, or for a
+		// slot after which another limiter had run out.
+		boolean waitedBefore = false;
 		while (true) {
 			Reservation[] taken = new Reservation[requests.size()];
 			long[] slots = new long[taken.length];
@@ -68,19 +70,20 @@ final class RateLimitAcquirer {
 					rejection = proceedAtLatestSlot(requests, taken, slots);
 				}
 				if (rejection == null) {
-					return admit(requests, taken, start, waitedForPermit);
+					return admit(requests, taken, start, waitedBefore);
 				}
 				cancel(taken);
 				RateLimitRequest rejectedBy = requests.get(rejection.index());
 				if (rejection.afterWait() && budgetLeft(rejectedBy, start, this.ticker.read()) > 0) {
 					// Somebody took this limiter's share while the call waited for another's slot.
+					waitedBefore = true;
 					continue;
 				}
 				if (!awaitPermit(rejectedBy, rejection.reservation(), start, realStart)) {
 					publish(requests.get(rejection.index()).limiter(), rejection.reservation().getDecision());
 					throw new RateLimitExceededException(rejection.reservation().getDecision());
 				}
-				waitedForPermit = true;
+				waitedBefore = true;
 			}
 			catch (RuntimeException | Error ex) {
 				cancel(taken);
@@ -161,14 +164,28 @@ final class RateLimitAcquirer {
 		}
 	}
 
-	private Permit admit(List<RateLimitRequest> requests, Reservation[] taken, long start, boolean waitedForPermit) {
+	/**
+	 * Tells the listeners and returns the permit. When the call waited, for any limiter or any
+	 * reason, every limiter reports the whole wait: the call is one, and so is its outcome.
+	 */
+	private Permit admit(List<RateLimitRequest> requests, Reservation[] taken, long start, boolean waitedBefore) {
 		Duration waited = Duration.ofNanos(Math.max(0, this.ticker.read() - start));
+		Duration reported = Duration.ZERO;
+		for (Reservation reservation : taken) {
+			Duration slot = reservation.getDecision().getWait();
+			if (waitedBefore || !slot.isZero()) {
+				reported = max(reported, max(slot, waited));
+			}
+		}
 		for (int i = 0; i < taken.length; i++) {
 			RateLimitDecision decision = taken[i].getDecision();
-			// The decision's wait is the reserved slot's; a wait for a returned permit came first.
-			publish(requests.get(i).limiter(), waitedForPermit ? waitedFor(decision, waited) : decision);
+			publish(requests.get(i).limiter(), reported.equals(decision.getWait()) ? decision : waitedFor(decision, reported));
 		}
 		return new Permit(List.of(taken), waited);
+	}
+
+	private static Duration max(Duration a, Duration b) {
+		return (a.compareTo(b) >= 0) ? a : b;
 	}
 
 	private void sleep(long nanos, @Nullable Reservation[] taken) {

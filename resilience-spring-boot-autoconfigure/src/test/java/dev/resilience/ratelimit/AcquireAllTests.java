@@ -104,6 +104,24 @@ class AcquireAllTests {
 	}
 
 	@Test
+	void givingBackAReservationWhileALaterOneHoldsTheBucketNeverAllowsABurst() {
+		ManualTicker ticker = new ManualTicker();
+		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		assertThat(bucket.tryAcquire("k", 1).isPermitted()).isTrue();
+		Reservation atOneSecond = bucket.reserve("k", 1, Duration.ofSeconds(10));
+		Reservation atTwoSeconds = bucket.reserve("k", 1, Duration.ofSeconds(10));
+		assertThat(atTwoSeconds.getDecision().getWait()).isEqualTo(Duration.ofSeconds(2));
+
+		atOneSecond.cancel();
+
+		// A capacity of 1 admits one call per instant: the next slot is after the one at 2 s.
+		assertThat(bucket.reserve("k", 1, Duration.ofSeconds(10)).getDecision().getWait())
+			.isEqualTo(Duration.ofSeconds(3));
+	}
+
+	@Test
 	void givingTokensBackAtOnceRestoresTheBucketExactly() {
 		ManualTicker ticker = new ManualTicker();
 		RateLimiter bucket = TestLimiters.onManualClock(ticker, "b", TEN_PER_SECOND_BUCKET);

@@ -87,9 +87,9 @@ class RateLimiterRegistryTests {
 		Permit permit = registry.acquireAll(requests(registry, Duration.ofSeconds(2)));
 		assertThat(permit.getWaited()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(this.ticker.sleeps()).containsExactly(Duration.ofSeconds(1));
-		// Only b made the call wait; a's share is taken when the call proceeds, so a reports no wait
+		// b made the call wait; a's share is taken when the call proceeds, and both report the call's wait
 		assertThat(this.decisions).extracting(RateLimitDecision::getWait)
-			.containsExactly(Duration.ZERO, Duration.ofSeconds(1));
+			.containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
 		// a took its token at 1s, when the call proceeded, not at 0: its next token comes at 2s
 		assertThat(registry.get("a").inspect("k").getQuotas()).containsExactly(
 				new Quota("a-bucket", 1, Duration.ofSeconds(1), 0, Duration.ofSeconds(1)));

@@ -18,8 +18,8 @@ import dev.resilience.ratelimit.Permit;
  * throws. It matches by the target class, so an annotation on the class reaches every public
  * method, inherited ones included, and one on an interface or a superclass method is found too.
  * Spring's own auto-proxying applies it; AspectJ is not needed. The work is done by
- * {@link RateLimitedMethods}, looked up on the first annotated method so that beans created
- * while post-processors are registered do not pull in the limiters early.
+ * {@link RateLimitedMethods}, looked up on the first call, so that making proxies never
+ * creates the limiters (or their listeners and meter registry) early.
  */
 public class RateLimitedAdvisor extends StaticMethodMatcherPointcutAdvisor {
 
@@ -38,10 +38,13 @@ public class RateLimitedAdvisor extends StaticMethodMatcherPointcutAdvisor {
 		setAdvice((MethodInterceptor) this::invoke);
 	}
 
+	/**
+	 * Matches by annotations alone, reading no configuration, so that proxies can be made
+	 * before the limiters exist; the annotations are checked at startup and on the first call.
+	 */
 	@Override
 	public boolean matches(Method method, Class<?> targetClass) {
-		return RateLimitedMethods.isAnnotated(method, targetClass)
-				&& this.methods.get().isRateLimited(method, targetClass);
+		return RateLimitedMethods.isAnnotated(method, targetClass);
 	}
 
 	private @Nullable Object invoke(MethodInvocation invocation) throws Throwable {

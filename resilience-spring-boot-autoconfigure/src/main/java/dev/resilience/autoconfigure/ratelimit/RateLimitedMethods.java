@@ -47,6 +47,9 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
+	private static final ReflectionUtils.MethodFilter CHECKED_METHODS = (method) -> !method.isBridge()
+			&& !method.isSynthetic() && method.getDeclaringClass() != Object.class;
+
 	private final Map<MethodClassKey, List<Binding>> bindings = new ConcurrentHashMap<>();
 
 	/**
@@ -76,10 +79,17 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 				Class<?> targetClass = proxy.getTargetClass();
 				type = (targetClass != null) ? targetClass : type;
 			}
-			if (type != null) {
+			if (type != null && Proxy.isProxyClass(type)) {
+				// A proxy made elsewhere (an HTTP interface client, a repository): its interfaces
+				// carry the annotations, and its own methods are final.
+				Class<?> proxyClass = type;
+				for (Class<?> api : ClassUtils.getAllInterfacesForClassAsSet(proxyClass)) {
+					ReflectionUtils.doWithMethods(api, (method) -> bindings(method, proxyClass), CHECKED_METHODS);
+				}
+			}
+			else if (type != null) {
 				Class<?> userClass = ClassUtils.getUserClass(type);
-				ReflectionUtils.doWithMethods(userClass, (method) -> bindings(method, userClass),
-						(method) -> !method.isBridge() && !method.isSynthetic() && method.getDeclaringClass() != Object.class);
+				ReflectionUtils.doWithMethods(userClass, (method) -> bindings(method, userClass), CHECKED_METHODS);
 			}
 		}
 	}
@@ -118,18 +128,6 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * Returns whether any {@code @RateLimited} applies to the method of the class, checking the
-	 * annotations it names; the advisor's pointcut.
-	 * @param method the method
-	 * @param targetClass the class of the target bean
-	 * @return whether calls of the method are rate limited
-	 * @throws IllegalStateException naming the method when an annotation is wrong
-	 */
-	public boolean isRateLimited(Method method, Class<?> targetClass) {
-		return !bindings(method, targetClass).isEmpty();
-	}
-
-	/**
 	 * Returns whether the method or, for a public method, its class carries {@code @RateLimited}
 	 * anywhere in its hierarchy; a cheap check that reads no configuration.
 	 * @param method the method
@@ -137,13 +135,21 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 	 * @return whether an annotation may apply
 	 */
 	static boolean isAnnotated(Method method, Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		if (specific.getDeclaringClass() == Object.class) {
-			return false;
-		}
+		Method specific = specificMethod(method, targetClass);
 		return MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class)
-				|| (Modifier.isPublic(specific.getModifiers())
+				|| (reachedByTypeLevel(specific)
 						&& MergedAnnotations.from(targetClass, SearchStrategy.TYPE_HIERARCHY).isPresent(RateLimited.class));
+	}
+
+	/** The method the annotations are read from; a JDK proxy's own methods are final stand-ins for its interfaces'. */
+	private static Method specificMethod(Method method, Class<?> targetClass) {
+		return Proxy.isProxyClass(targetClass) ? method : AopUtils.getMostSpecificMethod(method, targetClass);
+	}
+
+	/** A type-level annotation reaches public instance methods, but not toString, equals or hashCode. */
+	private static boolean reachedByTypeLevel(Method method) {
+		int modifiers = method.getModifiers();
+		return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !ReflectionUtils.isObjectMethod(method);
 	}
 
 	private List<Binding> bindings(Method method, Class<?> targetClass) {
@@ -151,26 +157,50 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 	}
 
 	private List<Binding> read(Method invoked, Class<?> targetClass) {
-		Method method = AopUtils.getMostSpecificMethod(invoked, targetClass);
-		if (method.getDeclaringClass() == Object.class) {
-			return List.of();
+		Method method = specificMethod(invoked, targetClass);
+		List<Binding> own = new ArrayList<>();
+		for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class)) {
+			own.add(bind(annotation, method));
 		}
+		List<Binding> bindings = new ArrayList<>();
+		if (reachedByTypeLevel(method)) {
+			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class)) {
+				Binding typeLevel = bind(annotation, method);
+				// The method's own annotation for the same limiter refines the type's.
+				if (own.stream().noneMatch((binding) -> binding.limiter() == typeLevel.limiter())) {
+					bindings.add(typeLevel);
+				}
+			}
+		}
+		bindings.addAll(own);
 		int modifiers = method.getModifiers();
-		List<RateLimited> annotations = new ArrayList<>();
-		if (Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers)) {
-			annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class));
-		}
-		annotations.addAll(AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class));
-		if (!annotations.isEmpty()
+		if (!bindings.isEmpty()
 				&& (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers))) {
 			throw new IllegalStateException("@RateLimited on " + AnnotationAttributeResolver.describe(method)
 					+ " would have no effect: Spring AOP cannot intercept a private, static or final method");
 		}
-		List<Binding> bindings = new ArrayList<>(annotations.size());
-		for (RateLimited annotation : annotations) {
-			bindings.add(bind(annotation, method));
-		}
+		checkNoDuplicates(bindings);
 		return List.copyOf(bindings);
+	}
+
+	/** The same limiter and key twice would count one call twice, and a call could wait for its own permit. */
+	private static void checkNoDuplicates(List<Binding> bindings) {
+		for (int i = 0; i < bindings.size(); i++) {
+			for (int j = i + 1; j < bindings.size(); j++) {
+				Binding first = bindings.get(i);
+				Binding second = bindings.get(j);
+				if (first.limiter() == second.limiter() && keyText(first).equals(keyText(second))) {
+					throw new IllegalStateException(first.where() + " names the rate limiter '" + first.limiter().getName()
+							+ "' twice with the same key" + (keyText(first).isEmpty() ? "" : " '" + keyText(first) + "'")
+							+ "; a call would count twice against it");
+				}
+			}
+		}
+	}
+
+	private static String keyText(Binding binding) {
+		Expression key = binding.key();
+		return (key != null) ? key.getExpressionString() : "";
 	}
 
 	private Binding bind(RateLimited annotation, Method method) {

@@ -207,7 +207,9 @@ class RateLimitedAdvisorTests {
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::inherited)
 				.satisfies((ex) -> assertThat(ex.getLimiterName()).isEqualTo("typed"));
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(client::own);
-			assertThat(client.toString()).isNotEmpty();
+			for (int i = 0; i < 3; i++) {
+				assertThat(client.toString()).isEqualTo("annotated subclass");
+			}
 		});
 	}
 
@@ -458,6 +460,11 @@ class RateLimitedAdvisorTests {
 
 		public String own() {
 			return "own";
+		}
+
+		@Override
+		public String toString() {
+			return "annotated subclass";
 		}
 
 	}

@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.lang.reflect.Proxy;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -7,6 +9,8 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
@@ -177,9 +181,13 @@ class RateLimitedMethodsStartupTests {
 
 	@Test
 	void runWhenAnnotationIsOnAnOverriddenMethodShouldLimitTheOverride() {
-		this.contextRunner.withBean(OverridingClient.class)
-			.run((context) -> assertThat(context.getBean(RateLimitedMethods.class)
-				.isRateLimited(OverridingClient.class.getMethod("fetch", String.class), OverridingClient.class)).isTrue());
+		this.contextRunner.withBean(OverridingClient.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(OverridingClient.class).fetch("a");
+			RateLimitDecision state = context.getBean(RateLimiterRegistry.class).get("partner-api").inspect("a");
+			// ValidClient.fetch's annotation: key #customerId, cost 3.
+			assertThat(state.getQuotas().get(0).remaining()).isEqualTo(2);
+		});
 	}
 
 	@Test
@@ -196,8 +204,74 @@ class RateLimitedMethodsStartupTests {
 	}
 
 	@Test
+	void runWhenAMethodNamesTheSameLimiterAndKeyTwiceShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(TwiceClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited on TwiceClient.fetch(String) names the rate limiter 'partner-api' twice with"
+						+ " the same key '#id'; a call would count twice against it");
+		});
+	}
+
+	@Test
+	void runWhenMethodNamesTheLimiterOfItsTypeShouldReplaceTheTypesAnnotation() {
+		this.contextRunner.withBean(RefinedClient.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			context.getBean(RefinedClient.class).fetch();
+			RateLimitDecision state = context.getBean(RateLimiterRegistry.class).get("partner-api").inspect("");
+			// Counted once, at the method's cost of 2, not once more at the type's cost of 1.
+			assertThat(state.getQuotas().get(0).remaining()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void runWhenAnInterfaceOfAProxyMadeElsewhereIsAnnotatedShouldLimitIt() {
+		this.contextRunner.withUserConfiguration(HttpInterfaceConfiguration.class)
+			.run((context) -> assertFiveSecondWindowUsedOnce(context, () -> context.getBean(HttpApi.class).get("a")));
+	}
+
+	@Test
 	void runWhenAnnotationIsOnASuperclassShouldStart() {
 		this.contextRunner.withBean(AnnotatedSuperclassClient.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	public static class TwiceClient {
+
+		@RateLimited(name = "partner-api", key = "#id")
+		@RateLimited(name = "partner-api", key = "#id", cost = 2)
+		public String fetch(String id) {
+			return id;
+		}
+
+	}
+
+	@RateLimited("partner-api")
+	public static class RefinedClient {
+
+		@RateLimited(name = "partner-api", cost = 2)
+		public String fetch() {
+			return "";
+		}
+
+	}
+
+	public interface HttpApi {
+
+		@RateLimited("partner-api")
+		String get(String id);
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class HttpInterfaceConfiguration {
+
+		// Stands in for a proxy made by another framework, such as an HTTP interface client.
+		@Bean
+		HttpApi httpApi() {
+			return (HttpApi) Proxy.newProxyInstance(HttpApi.class.getClassLoader(), new Class<?>[] { HttpApi.class },
+					(proxy, method, arguments) -> "fetched");
+		}
+
 	}
 
 	public interface AnnotatedApi {

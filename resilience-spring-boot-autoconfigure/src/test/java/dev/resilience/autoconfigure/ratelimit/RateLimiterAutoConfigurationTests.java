@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -18,6 +19,8 @@ import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimitListener;
+import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -157,6 +160,32 @@ class RateLimiterAutoConfigurationTests {
 	}
 
 	@Test
+	void runWhenAListenerNeedsARateLimitedBeanShouldStart() {
+		this.contextRunner.withBean(OnceClient.class)
+			.withBean(AuditingListener.class)
+			.withPropertyValues("resilience.rate-limiters.once.windows[0].limit=1",
+					"resilience.rate-limiters.once.windows[0].period=1h")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				context.getBean(OnceClient.class).call();
+				assertThat(context.getBean(AuditingListener.class).decisions).isEqualTo(1);
+			});
+	}
+
+	@Test
+	void runWhenSpringAopAutoConfigurationIsOffShouldProxyClassesAsBootDoes() {
+		this.contextRunner.withBean(OnceService.class)
+			.withPropertyValues("spring.aop.auto=false", "resilience.rate-limiters.once.windows[0].limit=1",
+					"resilience.rate-limiters.once.windows[0].period=1h")
+			.run((context) -> {
+				assertThat(AopUtils.isCglibProxy(context.getBean(OnceService.class))).isTrue();
+				context.getBean(OnceService.class).call();
+				assertThatExceptionOfType(RateLimitExceededException.class)
+					.isThrownBy(() -> context.getBean(OnceService.class).call());
+			});
+	}
+
+	@Test
 	void runWhenSpringAopAutoConfigurationIsOffShouldStillLimitCalls() {
 		this.contextRunner.withBean(OnceClient.class)
 			.withPropertyValues("spring.aop.auto=false", "resilience.rate-limiters.once.windows[0].limit=1",
@@ -194,6 +223,38 @@ class RateLimiterAutoConfigurationTests {
 	void runWhenAspectOrderIsSetShouldPassItToAspect() {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=-5")
 			.run((context) -> assertThat(context.getBean(RateLimitedAdvisor.class).getOrder()).isEqualTo(-5));
+	}
+
+	public interface Callable {
+
+		void call();
+
+	}
+
+	public static class OnceService implements Callable {
+
+		@Override
+		@RateLimited("once")
+		public void call() {
+		}
+
+	}
+
+	public static class AuditingListener implements RateLimitListener {
+
+		private final OnceClient client;
+
+		private int decisions;
+
+		public AuditingListener(OnceClient client) {
+			this.client = client;
+		}
+
+		@Override
+		public void onDecision(RateLimiter limiter, RateLimitDecision decision) {
+			this.decisions++;
+		}
+
 	}
 
 	public static class OnceClient {
