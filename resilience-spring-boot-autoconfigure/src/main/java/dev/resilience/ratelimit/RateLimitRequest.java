@@ -16,6 +16,10 @@ public record RateLimitRequest(RateLimiter limiter, String key, int cost, Durati
 
 	/**
 	 * Checks the request.
+	 * @param limiter see the record component
+	 * @param key see the record component
+	 * @param cost see the record component
+	 * @param maxWait see the record component
 	 * @throws IllegalArgumentException if the cost could never be admitted or the wait is negative
 	 */
 	public RateLimitRequest {

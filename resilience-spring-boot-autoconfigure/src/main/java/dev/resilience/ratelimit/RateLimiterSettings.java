@@ -27,6 +27,13 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 
 	/**
 	 * Checks the settings; prefer {@link #builder()}.
+	 * @param store see the record component
+	 * @param tokenBucket see the record component
+	 * @param windows see the record component
+	 * @param windowAlgorithm see the record component
+	 * @param maxConcurrent see the record component
+	 * @param leaseTimeout see the record component
+	 * @param maxWait see the record component
 	 * @throws IllegalArgumentException if a value is out of range or there is no constraint
 	 */
 	public RateLimiterSettings {

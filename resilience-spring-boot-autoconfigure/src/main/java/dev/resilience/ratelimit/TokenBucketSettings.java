@@ -16,6 +16,10 @@ public record TokenBucketSettings(long capacity, long refillTokens, Duration ref
 
 	/**
 	 * Checks the settings.
+	 * @param capacity see the record component
+	 * @param refillTokens see the record component
+	 * @param refillPeriod see the record component
+	 * @param refillStrategy see the record component
 	 * @throws IllegalArgumentException if a number or the period is not positive
 	 */
 	public TokenBucketSettings {

@@ -14,6 +14,8 @@ public record WindowSettings(long limit, Duration period) {
 
 	/**
 	 * Checks the settings.
+	 * @param limit see the record component
+	 * @param period see the record component
 	 * @throws IllegalArgumentException if the limit or the period is not positive
 	 */
 	public WindowSettings {
