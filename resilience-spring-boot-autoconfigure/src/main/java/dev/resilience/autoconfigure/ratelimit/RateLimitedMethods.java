@@ -84,12 +84,12 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 				// carry the annotations, and its own methods are final.
 				Class<?> proxyClass = type;
 				for (Class<?> api : ClassUtils.getAllInterfacesForClassAsSet(proxyClass)) {
-					ReflectionUtils.doWithMethods(api, (method) -> bindings(method, proxyClass), CHECKED_METHODS);
+					ReflectionUtils.doWithMethods(api, (method) -> check(method, proxyClass), CHECKED_METHODS);
 				}
 			}
 			else if (type != null) {
 				Class<?> userClass = ClassUtils.getUserClass(type);
-				ReflectionUtils.doWithMethods(userClass, (method) -> bindings(method, userClass), CHECKED_METHODS);
+				ReflectionUtils.doWithMethods(userClass, (method) -> check(method, userClass), CHECKED_METHODS);
 			}
 		}
 	}
@@ -150,6 +150,13 @@ public class RateLimitedMethods implements SmartInitializingSingleton {
 	private static boolean reachedByTypeLevel(Method method) {
 		int modifiers = method.getModifiers();
 		return Modifier.isPublic(modifiers) && !Modifier.isStatic(modifiers) && !ReflectionUtils.isObjectMethod(method);
+	}
+
+	/** Reads and checks an annotated method now; unannotated ones are not cached. */
+	private void check(Method method, Class<?> targetClass) {
+		if (isAnnotated(method, targetClass)) {
+			bindings(method, targetClass);
+		}
 	}
 
 	private List<Binding> bindings(Method method, Class<?> targetClass) {
