@@ -29,9 +29,9 @@ final class LimiterAlgorithm {
 	record Outcome(LimiterState state, RateLimitDecision decision, @Nullable Ticket ticket, boolean shortOfPermitOnly) {
 	}
 
+	/** Decides one call; the store has already checked that the cost could ever be admitted. */
 	static Outcome decide(String name, String key, RateLimiterSettings settings, @Nullable LimiterState current,
 			long now, long cost, long maxWaitNanos, long id) {
-		settings.checkCost(cost);
 		LimiterState state = ((current != null) ? current : LimiterState.initial(settings, now)).prune(settings, now);
 		long at = now;
 		TokenBucketSettings bucketSettings = settings.tokenBucket();

@@ -80,7 +80,7 @@ final class RateLimitAcquirer {
 					continue;
 				}
 				if (!awaitPermit(rejectedBy, rejection.reservation(), start, realStart)) {
-					publish(requests.get(rejection.index()).limiter(), rejection.reservation().getDecision());
+					publish(rejectedBy.limiter(), rejection.reservation().getDecision());
 					throw new RateLimitExceededException(rejection.reservation().getDecision());
 				}
 				waitedBefore = true;
