@@ -1,5 +1,6 @@
 package dev.resilience.ratelimit;
 
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
@@ -85,6 +86,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(String key) {
 		this.states.invalidate(key);
+	}
+
+	@Override
+	public OptionalLong keyCount() {
+		return OptionalLong.of(size());
 	}
 
 	/**

@@ -129,26 +129,18 @@ final class LimiterAlgorithm {
 					: TokenBucket.availableAt(bucketSettings, refilled, at, refilled.tokens() + 1) - at;
 			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
 					bucketSettings.refillTokens());
-			quotas.add(new RateLimitDecision.Quota(name + "-bucket", bucketSettings.capacity(), Duration.ofNanos(fullRefill),
+			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
 					refilled.tokens(), Duration.ofNanos(Math.max(0, reset))));
 		}
 		for (int i = 0; i < state.windows().length; i++) {
 			WindowSettings window = settings.windows().get(i);
 			SlidingWindow windowState = state.windows()[i];
-			quotas.add(new RateLimitDecision.Quota(name + "-" + policySuffix(window.period()), window.limit(),
+			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, window.limit(),
 					window.period(), windowState.remaining(window, at),
 					Duration.ofNanos(windowState.nanosUntilMore(window, at))));
 		}
 		return new RateLimitDecision(name, key, permitted, Duration.ofNanos(Math.max(0, waitNanos)),
 				Duration.ofNanos(Math.max(0, retryAfterNanos)), quotas, state.leases().size(), settings.maxConcurrent());
-	}
-
-	/** {@code 5s}, {@code 250ms}: the window part of a policy name. */
-	static String policySuffix(Duration period) {
-		if (period.toNanosPart() == 0) {
-			return period.getSeconds() + "s";
-		}
-		return (period.toNanos() % 1_000_000 == 0) ? period.toMillis() + "ms" : period.toNanos() + "ns";
 	}
 
 }

@@ -100,7 +100,7 @@ public final class RateLimitDecision {
 	 * @return the remaining quota
 	 */
 	public long getRemaining() {
-		return tightest().remaining();
+		return tightest()[0];
 	}
 
 	/**
@@ -108,7 +108,7 @@ public final class RateLimitDecision {
 	 * @return the limit
 	 */
 	public long getLimit() {
-		return tightest().quota();
+		return tightest()[1];
 	}
 
 	/**
@@ -135,21 +135,24 @@ public final class RateLimitDecision {
 		return this.maxConcurrent;
 	}
 
-	private Quota tightest() {
-		Quota tightest = null;
-		for (Quota quota : this.quotas) {
-			if (tightest == null || quota.remaining() < tightest.remaining()) {
-				tightest = quota;
+	/** The tightest constraint as (remaining, quota): the one with the least remaining. */
+	private long[] tightest() {
+		long remaining = Long.MAX_VALUE;
+		long quota = 0;
+		for (Quota candidate : this.quotas) {
+			if (candidate.remaining() < remaining) {
+				remaining = candidate.remaining();
+				quota = candidate.quota();
 			}
 		}
 		if (this.maxConcurrent > 0) {
 			long free = Math.max(0, this.maxConcurrent - this.inFlight);
-			if (tightest == null || free < tightest.remaining()) {
-				tightest = new Quota(this.limiterName + "-concurrency", this.maxConcurrent, Duration.ZERO, free,
-						Duration.ZERO);
+			if (free < remaining) {
+				remaining = free;
+				quota = this.maxConcurrent;
 			}
 		}
-		return Objects.requireNonNull(tightest);
+		return new long[] { remaining, quota };
 	}
 
 	@Override
@@ -160,16 +163,29 @@ public final class RateLimitDecision {
 	}
 
 	/**
-	 * The state of one token bucket or window, named as the IETF {@code RateLimit} header fields
-	 * name a policy.
+	 * The state of one token bucket or window.
 	 *
-	 * @param policy the policy name, such as {@code partner-api-5s}
-	 * @param quota the calls the policy admits per {@code window}
-	 * @param window the policy's window
+	 * @param type whether this is the limiter's token bucket or one of its windows
+	 * @param quota the calls the constraint admits per {@code window}
+	 * @param window a window's period, or the time a token bucket takes to refill from empty
 	 * @param remaining the quota left
 	 * @param reset the time until more quota becomes available, zero when none is used
 	 */
-	public record Quota(String policy, long quota, Duration window, long remaining, Duration reset) {
+	public record Quota(Type type, long quota, Duration window, long remaining, Duration reset) {
+
+		/**
+		 * The kind of constraint a quota describes.
+		 */
+		public enum Type {
+
+			/** The limiter's token bucket. */
+			TOKEN_BUCKET,
+
+			/** One of the limiter's sliding windows. */
+			WINDOW
+
+		}
+
 	}
 
 }

@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit;
 
+import java.util.OptionalLong;
+
 /**
  * Keeps the state of one rate limiter's keys and decides atomically over all of its
  * constraints. The starter ships the in-memory store; other stores plug in through a
@@ -38,5 +40,13 @@ public interface RateLimitStore {
 	 * @param key the key
 	 */
 	void reset(String key);
+
+	/**
+	 * Returns how many keys the store holds, for stores that can tell cheaply.
+	 * @return the number of keys held, or empty when the store cannot tell
+	 */
+	default OptionalLong keyCount() {
+		return OptionalLong.empty();
+	}
 
 }

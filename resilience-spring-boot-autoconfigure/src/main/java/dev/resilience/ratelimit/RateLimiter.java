@@ -1,6 +1,7 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 
 /**
  * A named rate limiter; obtain one from {@link RateLimiterRegistry#get(String)}. Every method
@@ -85,5 +86,12 @@ public interface RateLimiter {
 	 * @param key the bucket
 	 */
 	void reset(String key);
+
+	/**
+	 * Returns how many keys the limiter's store holds now, for the stores that can tell
+	 * cheaply (the in-memory store can).
+	 * @return the number of keys held, or empty when the store cannot tell
+	 */
+	OptionalLong getKeyCount();
 
 }

@@ -18,12 +18,17 @@ import org.jspecify.annotations.Nullable;
  * @param maxConcurrent the most calls in flight per key, 0 for unlimited
  * @param leaseTimeout how long a concurrency permit lives when its holder never returns it
  * @param maxWait how long a caller may wait for a permit, zero to reject at once
+ * @param maxKeys the most keys a store that keeps them in this JVM holds; beyond it the least
+ * recently used are forgotten (and start full again)
  */
 public record RateLimiterSettings(String store, @Nullable TokenBucketSettings tokenBucket, List<WindowSettings> windows,
-		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait) {
+		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait, long maxKeys) {
 
 	/** The store kept in this JVM's memory. */
 	public static final String MEMORY_STORE = "memory";
+
+	/** The default of {@link #maxKeys()}. */
+	public static final long DEFAULT_MAX_KEYS = 1_000_000;
 
 	/**
 	 * Checks the settings; prefer {@link #builder()}.
@@ -34,7 +39,9 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 	 * @param maxConcurrent see the record component
 	 * @param leaseTimeout see the record component
 	 * @param maxWait see the record component
-	 * @throws IllegalArgumentException if a value is out of range or there is no constraint
+	 * @param maxKeys see the record component
+	 * @throws IllegalArgumentException if a value is out of range, two windows have the same
+	 * period, or there is no constraint
 	 */
 	public RateLimiterSettings {
 		Objects.requireNonNull(store, "store");
@@ -51,6 +58,18 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("max-wait must not be negative but was " + maxWait);
 		}
+		if (maxKeys <= 0) {
+			throw new IllegalArgumentException("max-keys must be positive but was " + maxKeys);
+		}
+		for (int i = 0; i < windows.size(); i++) {
+			for (int j = 0; j < i; j++) {
+				if (windows.get(i).period().equals(windows.get(j).period())) {
+					throw new IllegalArgumentException("windows[" + j + "] and windows[" + i + "] both have the period "
+							+ windows.get(i).period() + "; a limiter's windows need distinct periods (the tighter limit "
+							+ "alone has the same effect)");
+				}
+			}
+		}
 		if (tokenBucket == null && windows.isEmpty() && maxConcurrent == 0) {
 			throw new IllegalArgumentException(
 					"a rate limiter needs at least one of token-bucket, windows or max-concurrent");
@@ -59,7 +78,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 
 	/**
 	 * Returns a builder with the defaults: memory store, exact windows, no concurrency limit,
-	 * a one-minute lease timeout and no waiting.
+	 * a one-minute lease timeout, no waiting and at most {@value #DEFAULT_MAX_KEYS} keys.
 	 * @return a new builder
 	 */
 	public static Builder builder() {
@@ -113,6 +132,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		private Duration leaseTimeout = Duration.ofMinutes(1);
 
 		private Duration maxWait = Duration.ZERO;
+
+		private long maxKeys = DEFAULT_MAX_KEYS;
 
 		private Builder() {
 		}
@@ -186,13 +207,24 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		}
 
 		/**
+		 * Sets the most keys a store in this JVM holds; the least recently used beyond it are
+		 * forgotten.
+		 * @param maxKeys the limit, positive
+		 * @return this builder
+		 */
+		public Builder maxKeys(long maxKeys) {
+			this.maxKeys = maxKeys;
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value is out of range or there is no constraint
 		 */
 		public RateLimiterSettings build() {
 			return new RateLimiterSettings(this.store, this.tokenBucket, this.windows, this.windowAlgorithm,
-					this.maxConcurrent, this.leaseTimeout, this.maxWait);
+					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys);
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * A {@link RateLimiter} whose state lives in a {@link RateLimitStore}.
@@ -64,6 +65,11 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public void reset(String key) {
 		this.store.reset(Objects.requireNonNull(key, "key"));
+	}
+
+	@Override
+	public OptionalLong getKeyCount() {
+		return this.store.keyCount();
 	}
 
 	private void checkCost(int cost) {

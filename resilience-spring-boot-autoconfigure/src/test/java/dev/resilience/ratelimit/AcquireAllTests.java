@@ -265,6 +265,11 @@ class AcquireAllTests {
 		public void reset(String key) {
 		}
 
+		@Override
+		public java.util.OptionalLong getKeyCount() {
+			return java.util.OptionalLong.empty();
+		}
+
 	}
 
 }

@@ -87,8 +87,8 @@ class AllOrNothingTests {
 			}
 			RateLimitDecision before = limiter.inspect("provider");
 			assertThat(before.getQuotas()).containsExactly(
-					new Quota("seed-5s", 25, Duration.ofSeconds(5), 0, Duration.ofSeconds(5)),
-					new Quota("seed-60s", 300, Duration.ofSeconds(60), 275 - 25L * round,
+					new Quota(Quota.Type.WINDOW, 25, Duration.ofSeconds(5), 0, Duration.ofSeconds(5)),
+					new Quota(Quota.Type.WINDOW, 300, Duration.ofSeconds(60), 275 - 25L * round,
 							Duration.ofSeconds(60 - 5L * round)));
 			RateLimitDecision rejected = limiter.tryAcquire("provider", 1);
 			assertThat(rejected.isPermitted()).isFalse();

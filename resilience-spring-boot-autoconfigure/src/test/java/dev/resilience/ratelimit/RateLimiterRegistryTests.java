@@ -92,7 +92,7 @@ class RateLimiterRegistryTests {
 			.containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
 		// a took its token at 1s, when the call proceeded, not at 0: its next token comes at 2s
 		assertThat(registry.get("a").inspect("k").getQuotas()).containsExactly(
-				new Quota("a-bucket", 1, Duration.ofSeconds(1), 0, Duration.ofSeconds(1)));
+				new Quota(Quota.Type.TOKEN_BUCKET, 1, Duration.ofSeconds(1), 0, Duration.ofSeconds(1)));
 	}
 
 	@Test

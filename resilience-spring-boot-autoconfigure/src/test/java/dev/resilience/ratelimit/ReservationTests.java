@@ -68,8 +68,8 @@ class ReservationTests {
 		Reservation third = limiter.reserve("k", 1, Duration.ofSeconds(5));
 		assertThat(third.getDecision().getWait()).isEqualTo(Duration.ofSeconds(1));
 		assertThat(third.getDecision().getQuotas()).containsExactly(
-				new Quota("api-bucket", 1, Duration.ofMillis(100), 0, Duration.ofMillis(100)),
-				new Quota("api-1s", 2, Duration.ofSeconds(1), 0, Duration.ofMillis(100)));
+				new Quota(Quota.Type.TOKEN_BUCKET, 1, Duration.ofMillis(100), 0, Duration.ofMillis(100)),
+				new Quota(Quota.Type.WINDOW, 2, Duration.ofSeconds(1), 0, Duration.ofMillis(100)));
 	}
 
 	@Test

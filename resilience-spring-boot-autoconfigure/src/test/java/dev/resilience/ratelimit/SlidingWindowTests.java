@@ -46,7 +46,7 @@ class SlidingWindowTests {
 		assertThat(rejected.isPermitted()).isFalse();
 		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofMillis(200));
 		assertThat(rejected.getQuotas()).containsExactly(
-				new RateLimitDecision.Quota("api-1s", 2, Duration.ofSeconds(1), 0, Duration.ofMillis(200)));
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, 2, Duration.ofSeconds(1), 0, Duration.ofMillis(200)));
 		assertThat(callAt(store, ms(1400), 1).isPermitted()).isTrue();
 	}
 

@@ -19,7 +19,7 @@ class TokenBucketLimiterTests {
 			.tokenBucket(10, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 			.build());
 		assertThat(limiter.inspect("new").getQuotas()).containsExactly(
-				new RateLimitDecision.Quota("api-bucket", 10, Duration.ofSeconds(10), 10, Duration.ZERO));
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, 10, Duration.ofSeconds(10), 10, Duration.ZERO));
 		assertThat(limiter.tryAcquire("new", 10).getRemaining()).isZero();
 		assertThat(limiter.tryAcquire("other", 10).isPermitted()).isTrue();
 	}
@@ -62,7 +62,7 @@ class TokenBucketLimiterTests {
 		RateLimitDecision decision = limiter.tryAcquire("k", 2);
 		assertThat(decision.isPermitted()).isTrue();
 		assertThat(decision.getQuotas()).containsExactly(
-				new RateLimitDecision.Quota("api-bucket", 10, Duration.ofSeconds(1), 0, Duration.ofMillis(50)));
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, 10, Duration.ofSeconds(1), 0, Duration.ofMillis(50)));
 		this.ticker.set(Duration.ofMillis(300).minusNanos(1));
 		assertThat(limiter.tryAcquire("k", 1).getRetryAfter()).isEqualTo(Duration.ofNanos(1));
 		this.ticker.set(Duration.ofMillis(300));

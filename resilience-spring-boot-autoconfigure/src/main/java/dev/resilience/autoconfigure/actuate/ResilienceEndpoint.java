@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
+import dev.resilience.autoconfigure.web.RateLimitHeaders;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -99,12 +101,30 @@ public class ResilienceEndpoint {
 	 * @param quotas each token bucket and window
 	 */
 	public record KeyState(String limiter, String key, long remaining, long limit, int inFlight, int maxConcurrent,
-			List<RateLimitDecision.Quota> quotas) {
+			List<QuotaState> quotas) {
 
 		static KeyState of(RateLimitDecision decision) {
+			List<QuotaState> quotas = decision.getQuotas()
+				.stream()
+				.map((quota) -> new QuotaState(RateLimitHeaders.policyName(decision, quota), quota.quota(), quota.window(),
+						quota.remaining(), quota.reset()))
+				.toList();
 			return new KeyState(decision.getLimiterName(), decision.getKey(), decision.getRemaining(),
-					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), decision.getQuotas());
+					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), quotas);
 		}
+
+	}
+
+	/**
+	 * One token bucket or window of a key, named as the {@code RateLimit} header fields name it.
+	 *
+	 * @param policy the policy name, such as {@code partner-api-5s}
+	 * @param quota the calls admitted per {@code window}
+	 * @param window the window, or the time a token bucket takes to refill from empty
+	 * @param remaining the quota left
+	 * @param reset the time until more quota becomes available
+	 */
+	public record QuotaState(String policy, long quota, Duration window, long remaining, Duration reset) {
 
 	}
 

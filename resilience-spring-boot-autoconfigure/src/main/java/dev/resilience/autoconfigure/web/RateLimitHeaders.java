@@ -29,7 +29,7 @@ public final class RateLimitHeaders {
 	public static String policy(RateLimitDecision decision) {
 		return decision.getQuotas()
 			.stream()
-			.map((quota) -> item(quota.policy()) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window())))
+			.map((quota) -> item(policyName(decision, quota)) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window())))
 			.collect(Collectors.joining(", "));
 	}
 
@@ -41,7 +41,7 @@ public final class RateLimitHeaders {
 	public static String rateLimit(RateLimitDecision decision) {
 		return decision.getQuotas()
 			.stream()
-			.map((quota) -> item(quota.policy()) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset()))
+			.map((quota) -> item(policyName(decision, quota)) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset()))
 			.collect(Collectors.joining(", "));
 	}
 
@@ -60,6 +60,26 @@ public final class RateLimitHeaders {
 			return 0;
 		}
 		return duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
+	}
+
+	/**
+	 * Returns the name of a quota's policy: {@code <limiter>-bucket} for the token bucket,
+	 * {@code <limiter>-<period>} for a window, such as {@code partner-api-5s}.
+	 * @param decision the decision the quota belongs to
+	 * @param quota the quota
+	 * @return the policy name
+	 */
+	public static String policyName(RateLimitDecision decision, RateLimitDecision.Quota quota) {
+		String suffix = (quota.type() == RateLimitDecision.Quota.Type.TOKEN_BUCKET) ? "bucket" : periodName(quota.window());
+		return decision.getLimiterName() + "-" + suffix;
+	}
+
+	/** {@code 5s}, {@code 250ms}: the window part of a policy name. */
+	static String periodName(Duration period) {
+		if (period.toNanosPart() == 0) {
+			return period.getSeconds() + "s";
+		}
+		return (period.toNanos() % 1_000_000 == 0) ? period.toMillis() + "ms" : period.toNanos() + "ns";
 	}
 
 	private static String item(String name) {

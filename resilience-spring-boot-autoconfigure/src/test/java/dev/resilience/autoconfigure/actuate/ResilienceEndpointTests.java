@@ -13,8 +13,8 @@ import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.KeyState;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.QuotaState;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
-import dev.resilience.ratelimit.RateLimitDecision.Quota;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -65,7 +65,7 @@ class ResilienceEndpointTests {
 			WebEndpointResponse<KeyState> second = endpoint.rateLimiterKey("partner-api", "alice");
 			assertThat(first.getStatus()).isEqualTo(200);
 			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0,
-					List.of(new Quota("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
+					List.of(new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
 			assertThat(first.getBody()).isEqualTo(expected);
 			assertThat(second.getBody()).isEqualTo(expected);
 			assertThat(limiter.inspect("alice").getRemaining()).isEqualTo(2);
@@ -93,7 +93,7 @@ class ResilienceEndpointTests {
 				assertThat(state.inFlight()).isEqualTo(1);
 				assertThat(state.maxConcurrent()).isEqualTo(2);
 				assertThat(state.quotas()).containsExactly(
-						new Quota("bucket-bucket", 10, Duration.ofSeconds(2), 7, Duration.ofMillis(200)));
+						new QuotaState("bucket-bucket", 10, Duration.ofSeconds(2), 7, Duration.ofMillis(200)));
 				assertThat(state.remaining()).isEqualTo(1);
 				assertThat(state.limit()).isEqualTo(2);
 			}
@@ -113,7 +113,7 @@ class ResilienceEndpointTests {
 			assertThat(reset.getStatus()).isEqualTo(200);
 			assertThat(reset.getBody().remaining()).isEqualTo(3);
 			assertThat(reset.getBody().quotas()).containsExactly(
-					new Quota("partner-api-5s", 3, Duration.ofSeconds(5), 3, Duration.ZERO));
+					new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 3, Duration.ZERO));
 			assertThat(limiter.tryAcquire("alice", 3).isPermitted()).isTrue();
 			assertThat(limiter.inspect("bob").getRemaining()).isEqualTo(2);
 		});
