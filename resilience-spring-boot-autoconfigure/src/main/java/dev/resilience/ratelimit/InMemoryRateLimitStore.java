@@ -1,29 +1,34 @@
 package dev.resilience.ratelimit;
 
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeUnit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Expiry;
-import org.jspecify.annotations.Nullable;
+import com.github.benmanes.caffeine.cache.Scheduler;
 
 import dev.resilience.Ticker;
 
 /**
  * Keeps a limiter's keys in this JVM's memory.
  * <p>
- * Each key's state is immutable and replaced inside {@code ConcurrentHashMap.compute}, which
- * locks only that key: calls for different keys never contend, and one key's decisions are
- * atomic. The map is a Caffeine cache whose entries expire at the moment their state would be
- * back to full (tokens refilled, windows empty, no permits held): a forgotten key and a full one
- * behave alike, so nothing is lost, and keys chosen by an attacker cannot grow the heap without
- * bound. Time comes from the {@link Ticker}, which Caffeine shares, so tests are exact.
+ * Each key's state is a small mutable object locked only while one decision runs: calls for
+ * different keys never contend, and a decision allocates nothing but its answer. The empty key,
+ * the limiter's shared bucket, is a field; the other keys live in a Caffeine cache that forgets a
+ * key once it has been idle long enough to be back to full ({@link #idleHorizonNanos}) and the
+ * least recently used keys beyond {@code max-keys}. A forgotten key starts full, so forgetting an
+ * idle key loses nothing, and keys chosen by an attacker cannot grow the heap without bound.
+ * <p>
+ * Time is the {@link Ticker}'s, counted from the store's creation: only differences of readings
+ * mean anything, so a ticker near {@link Long#MAX_VALUE} works as well as one near zero.
  */
 public final class InMemoryRateLimitStore implements RateLimitStore {
+
+	/**
+	 * Caffeine records a read as an access only when the last recorded one is more than a second
+	 * old (fewer writes to hot entries), so a key is kept that much longer than its horizon.
+	 */
+	private static final long ACCESS_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final String limiterName;
 
@@ -31,19 +36,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final Ticker ticker;
 
-	private final Cache<String, LimiterState> states;
+	private final long origin;
 
-	private final AtomicLong ids = new AtomicLong();
+	private volatile KeyState shared;
 
-	// Waiting for a returned permit is rare; one lock per limiter is enough for it, and the
-	// release path takes it only when somebody waits.
-	private final ReentrantLock releaseLock = new ReentrantLock();
+	private final Cache<String, KeyState> states;
 
-	private final Condition permitReturned = this.releaseLock.newCondition();
-
-	private final AtomicLong returnedPermits = new AtomicLong();
-
-	private final AtomicLong waiters = new AtomicLong();
+	/** How long permits were recently held: an average over the last returned ones. */
+	private volatile long typicalHoldNanos;
 
 	/**
 	 * Creates the store of one limiter.
@@ -55,7 +55,45 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.limiterName = limiterName;
 		this.settings = settings;
 		this.ticker = ticker;
-		this.states = Caffeine.newBuilder().ticker(ticker::read).expireAfter(new IdleExpiry(settings)).build();
+		this.origin = ticker.read();
+		this.shared = new KeyState(settings, 0);
+		this.states = Caffeine.newBuilder()
+			.ticker(this::now)
+			.scheduler(Scheduler.systemScheduler())
+			.maximumSize(settings.maxKeys())
+			.expireAfterAccess(Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS),
+					TimeUnit.NANOSECONDS)
+			.build();
+	}
+
+	/**
+	 * How long after its last use a key is surely back to full: its bucket refilled from empty,
+	 * its windows emptied and its leases expired, counted from the latest slot a call may have
+	 * reserved within the limiter's {@code max-wait}. A call that waits longer than the limiter's
+	 * {@code max-wait} keeps its key alive only while its key is in use.
+	 * @param settings the limiter's settings
+	 * @return the time in nanoseconds
+	 */
+	static long idleHorizonNanos(RateLimiterSettings settings) {
+		long horizon = 0;
+		TokenBucketSettings bucket = settings.tokenBucket();
+		if (bucket != null) {
+			long periods = Durations.mulDivCeil(bucket.capacity(), 1, bucket.refillTokens());
+			horizon = Durations.mulDivCeil(periods, bucket.refillPeriodNanos(), 1);
+		}
+		// A counter's previous fixed window weighs in until two periods after it began.
+		int windowSpan = (settings.windowAlgorithm() == WindowAlgorithm.COUNTER) ? 2 : 1;
+		for (WindowSettings window : settings.windows()) {
+			horizon = Math.max(horizon, Durations.mulDivCeil(window.periodNanos(), windowSpan, 1));
+		}
+		if (settings.maxConcurrent() > 0) {
+			horizon = Math.max(horizon, Durations.toNanos(settings.leaseTimeout()));
+		}
+		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.toNanos(settings.maxWait())), 1);
+	}
+
+	private long now() {
+		return this.ticker.read() - this.origin;
 	}
 
 	@Override
@@ -63,86 +101,127 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return RateLimiterSettings.MEMORY_STORE;
 	}
 
+	private KeyState state(String key) {
+		if (key.isEmpty()) {
+			return this.shared;
+		}
+		KeyState state = this.states.getIfPresent(key);
+		if (state == null) {
+			state = this.states.get(key, (k) -> new KeyState(this.settings, now()));
+		}
+		return state;
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String key, long cost) {
+		KeyState state = state(key);
+		long reading = now();
+		synchronized (state) {
+			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, reading, cost, 0,
+					this.typicalHoldNanos, true, null);
+		}
+	}
+
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		this.settings.checkCost(cost);
-		long id = this.ids.incrementAndGet();
-		long returnedBefore = this.returnedPermits.get();
-		LimiterAlgorithm.Outcome[] outcome = new LimiterAlgorithm.Outcome[1];
-		this.states.asMap().compute(key, (k, state) -> {
-			outcome[0] = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.ticker.read(), cost,
-					maxWaitNanos, id);
-			return outcome[0].state();
-		});
-		return new MemoryReservation(key, outcome[0], returnedBefore);
+		KeyState state = state(key);
+		Ticket ticket = new Ticket();
+		long reading = now();
+		RateLimitDecision decision;
+		synchronized (state) {
+			decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, reading, cost, maxWaitNanos,
+					this.typicalHoldNanos, true, ticket);
+		}
+		return new MemoryReservation(state, ticket, decision);
+	}
+
+	@Override
+	public void awaitPermit(String key, long nanos) throws InterruptedException {
+		KeyState state = state(key);
+		long deadline = System.nanoTime() + nanos;
+		synchronized (state) {
+			long admissions = state.admissions;
+			int inFlight = (state.leases != null) ? state.leases.size() : 0;
+			state.permitWaiters++;
+			try {
+				long left = nanos;
+				// Woken by a returned permit: stop once fewer permits are held than when we began, or
+				// somebody else was admitted (and took the returned one first).
+				while (left > 0 && state.admissions == admissions && state.leases != null
+						&& state.leases.size() >= inFlight) {
+					TimeUnit.NANOSECONDS.timedWait(state, left);
+					left = deadline - System.nanoTime();
+				}
+			}
+			finally {
+				state.permitWaiters--;
+			}
+		}
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		return LimiterAlgorithm.inspect(this.limiterName, key, this.settings, this.states.getIfPresent(key),
-				this.ticker.read());
+		KeyState state = key.isEmpty() ? this.shared : this.states.getIfPresent(key);
+		if (state == null) {
+			state = new KeyState(this.settings, now());
+		}
+		long reading = now();
+		synchronized (state) {
+			return LimiterAlgorithm.inspect(this.limiterName, key, this.settings, state, reading, this.typicalHoldNanos);
+		}
 	}
 
 	@Override
 	public void reset(String key) {
-		this.states.invalidate(key);
-	}
-
-	@Override
-	public OptionalLong keyCount() {
-		return OptionalLong.of(size());
+		if (key.isEmpty()) {
+			this.shared = new KeyState(this.settings, now());
+		}
+		else {
+			this.states.invalidate(key);
+		}
 	}
 
 	/**
-	 * Returns how many keys the store holds now, after dropping those that are back to full.
+	 * Returns how many keys the store holds now, the shared bucket aside, after forgetting those
+	 * that are due.
 	 * @return the number of keys held
 	 */
-	public long size() {
+	@Override
+	public OptionalLong keyCount() {
 		this.states.cleanUp();
-		// Caffeine's timer wheel evicts expired keys only in steps of 2^30 ns (about a second), so
-		// the estimated size still counts them for a while; its iterators skip them.
-		return this.states.asMap().keySet().stream().count();
+		return OptionalLong.of(this.states.estimatedSize());
 	}
 
-	private void returnPermit(String key, long id) {
-		this.states.asMap().computeIfPresent(key, (k, state) -> LimiterAlgorithm.release(state, id));
-		this.returnedPermits.incrementAndGet();
-		if (this.waiters.get() > 0) {
-			this.releaseLock.lock();
-			try {
-				this.permitReturned.signalAll();
-			}
-			finally {
-				this.releaseLock.unlock();
-			}
+	/** Returns a permit taken at {@code start} and wakes those waiting for one of its key. */
+	private void permitReturned(KeyState state, long start, long reading) {
+		if (start == Long.MIN_VALUE) {
+			return;
 		}
+		if (state.permitWaiters > 0) {
+			state.notifyAll();
+		}
+		long held = Math.max(0, reading - start);
+		long typical = this.typicalHoldNanos;
+		// An exponentially weighted average over about the last eight permits; a lost race only
+		// drops one sample.
+		this.typicalHoldNanos = (typical == 0) ? Math.max(1, held) : Math.max(1, typical + (held - typical) / 8);
 	}
 
 	private final class MemoryReservation implements Reservation {
 
-		private final String key;
+		private final KeyState state;
+
+		private final Ticket ticket;
 
 		private final RateLimitDecision decision;
 
-		private final LimiterAlgorithm.@Nullable Ticket ticket;
+		/** Whether the call was given back or its permit returned; guarded by the state's monitor. */
+		private boolean done;
 
-		private final boolean shortOfPermitOnly;
-
-		private final long returnedBefore;
-
-		private final AtomicBoolean done = new AtomicBoolean();
-
-		MemoryReservation(String key, LimiterAlgorithm.Outcome outcome, long returnedBefore) {
-			this.key = key;
-			this.decision = outcome.decision();
-			this.ticket = outcome.ticket();
-			this.shortOfPermitOnly = outcome.shortOfPermitOnly();
-			this.returnedBefore = returnedBefore;
-		}
-
-		@Override
-		public boolean isShortOfPermitOnly() {
-			return this.shortOfPermitOnly;
+		MemoryReservation(KeyState state, Ticket ticket, RateLimitDecision decision) {
+			this.state = state;
+			this.ticket = ticket;
+			this.decision = decision;
 		}
 
 		@Override
@@ -152,72 +231,40 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void cancel() {
-			LimiterAlgorithm.Ticket taken = this.ticket;
-			if (taken != null && this.done.compareAndSet(false, true)) {
-				states.asMap()
-					.computeIfPresent(this.key,
-							(k, state) -> LimiterAlgorithm.giveBack(settings, state, taken, ticker.read()));
-				if (settings.maxConcurrent() > 0) {
-					returnPermit(this.key, taken.id());
+			long reading = now();
+			synchronized (this.state) {
+				if (this.decision.isPermitted() && !this.done) {
+					this.done = true;
+					long start = LimiterAlgorithm.giveBack(settings, this.state, this.ticket, reading);
+					permitReturned(this.state, start, reading);
 				}
 			}
 		}
 
 		@Override
 		public void release() {
-			LimiterAlgorithm.Ticket taken = this.ticket;
-			if (taken != null && settings.maxConcurrent() > 0 && this.done.compareAndSet(false, true)) {
-				returnPermit(this.key, taken.id());
+			if (settings.maxConcurrent() == 0) {
+				return;
+			}
+			long reading = now();
+			synchronized (this.state) {
+				if (this.decision.isPermitted() && !this.done) {
+					this.done = true;
+					permitReturned(this.state, LimiterAlgorithm.release(this.state, this.ticket.sequence), reading);
+				}
 			}
 		}
 
 		@Override
-		public void awaitPermitReturned(long nanos) throws InterruptedException {
-			waiters.incrementAndGet();
-			releaseLock.lock();
-			try {
-				long left = nanos;
-				while (returnedPermits.get() == this.returnedBefore && left > 0) {
-					left = permitReturned.awaitNanos(left);
-				}
-			}
-			finally {
-				releaseLock.unlock();
-				waiters.decrementAndGet();
-			}
+		public String toString() {
+			return "Reservation[" + this.decision + "]";
 		}
 
 	}
 
-	/** Expires a key when its state is back to full. */
-	private static final class IdleExpiry implements Expiry<String, LimiterState> {
-
-		private final RateLimiterSettings settings;
-
-		IdleExpiry(RateLimiterSettings settings) {
-			this.settings = settings;
-		}
-
-		private long untilIdle(LimiterState state, long now) {
-			long idle = state.idleAt(this.settings);
-			return (idle <= now) ? 0 : Durations.saturatedAdd(idle, -now);
-		}
-
-		@Override
-		public long expireAfterCreate(String key, LimiterState state, long currentTime) {
-			return untilIdle(state, currentTime);
-		}
-
-		@Override
-		public long expireAfterUpdate(String key, LimiterState state, long currentTime, long currentDuration) {
-			return untilIdle(state, currentTime);
-		}
-
-		@Override
-		public long expireAfterRead(String key, LimiterState state, long currentTime, long currentDuration) {
-			return currentDuration;
-		}
-
+	@Override
+	public String toString() {
+		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + this.states.estimatedSize() + "]";
 	}
 
 }

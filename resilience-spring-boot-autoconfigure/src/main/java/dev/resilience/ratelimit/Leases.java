@@ -3,90 +3,75 @@ package dev.resilience.ratelimit;
 import java.util.Arrays;
 
 /**
- * The concurrency permits held for one key: an id and an expiry per call in flight. A permit
- * whose holder never returns it is reclaimed at its expiry, so a crashed caller cannot hold a
- * slot forever. Immutable.
+ * The concurrency permits held for one key: the sequence number and start of each call in flight.
+ * A permit whose holder never returns it is reclaimed {@code lease-timeout} after it was taken,
+ * so a crashed caller cannot hold a slot forever. Mutable: the store calls it under the key's
+ * lock. Leases are few (at most {@code max-concurrent}), so plain arrays in order of start serve.
  */
 final class Leases {
 
-	static final Leases NONE = new Leases(new long[0], new long[0]);
+	private long[] sequences = new long[2];
 
-	private final long[] ids;
+	private long[] starts = new long[2];
 
-	private final long[] expiries;
-
-	private Leases(long[] ids, long[] expiries) {
-		this.ids = ids;
-		this.expiries = expiries;
-	}
+	private int size;
 
 	int size() {
-		return this.ids.length;
+		return this.size;
 	}
 
-	Leases prune(long now) {
-		int kept = 0;
-		for (long expiry : this.expiries) {
-			if (expiry > now) {
-				kept++;
+	/** Reclaims the leases taken {@code timeout} or longer before {@code now}. */
+	void prune(long now, long timeout) {
+		int expired = 0;
+		while (expired < this.size && now - this.starts[expired] >= timeout) {
+			expired++;
+		}
+		if (expired > 0) {
+			removeRange(0, expired);
+		}
+	}
+
+	void add(long sequence, long start) {
+		if (this.size == this.sequences.length) {
+			this.sequences = Arrays.copyOf(this.sequences, this.size * 2);
+			this.starts = Arrays.copyOf(this.starts, this.size * 2);
+		}
+		// Reservations may start later than calls admitted after them: keep the order of start.
+		int index = this.size;
+		while (index > 0 && this.starts[index - 1] > start) {
+			index--;
+		}
+		System.arraycopy(this.sequences, index, this.sequences, index + 1, this.size - index);
+		System.arraycopy(this.starts, index, this.starts, index + 1, this.size - index);
+		this.sequences[index] = sequence;
+		this.starts[index] = start;
+		this.size++;
+	}
+
+	/**
+	 * Returns a permit.
+	 * @return when the permit was taken, or {@link Long#MIN_VALUE} when it is no longer held
+	 */
+	long remove(long sequence) {
+		for (int i = 0; i < this.size; i++) {
+			if (this.sequences[i] == sequence) {
+				long start = this.starts[i];
+				removeRange(i, i + 1);
+				return start;
 			}
 		}
-		if (kept == this.ids.length) {
-			return this;
-		}
-		long[] newIds = new long[kept];
-		long[] newExpiries = new long[kept];
-		int index = 0;
-		for (int i = 0; i < this.ids.length; i++) {
-			if (this.expiries[i] > now) {
-				newIds[index] = this.ids[i];
-				newExpiries[index++] = this.expiries[i];
-			}
-		}
-		return new Leases(newIds, newExpiries);
+		return Long.MIN_VALUE;
 	}
 
-	Leases add(long id, long expiry) {
-		long[] newIds = Arrays.copyOf(this.ids, this.ids.length + 1);
-		long[] newExpiries = Arrays.copyOf(this.expiries, this.expiries.length + 1);
-		newIds[this.ids.length] = id;
-		newExpiries[this.ids.length] = expiry;
-		return new Leases(newIds, newExpiries);
+	private void removeRange(int from, int to) {
+		System.arraycopy(this.sequences, to, this.sequences, from, this.size - to);
+		System.arraycopy(this.starts, to, this.starts, from, this.size - to);
+		this.size -= to - from;
 	}
 
-	Leases remove(long id) {
-		for (int i = 0; i < this.ids.length; i++) {
-			if (this.ids[i] == id) {
-				return without(i);
-			}
-		}
-		return this;
-	}
-
-	private Leases without(int index) {
-		long[] newIds = new long[this.ids.length - 1];
-		long[] newExpiries = new long[newIds.length];
-		System.arraycopy(this.ids, 0, newIds, 0, index);
-		System.arraycopy(this.expiries, 0, newExpiries, 0, index);
-		System.arraycopy(this.ids, index + 1, newIds, index, newIds.length - index);
-		System.arraycopy(this.expiries, index + 1, newExpiries, index, newIds.length - index);
-		return new Leases(newIds, newExpiries);
-	}
-
-	long earliestExpiry() {
-		long earliest = Long.MAX_VALUE;
-		for (long expiry : this.expiries) {
-			earliest = Math.min(earliest, expiry);
-		}
-		return earliest;
-	}
-
-	long idleAt() {
-		long latest = Long.MIN_VALUE;
-		for (long expiry : this.expiries) {
-			latest = Math.max(latest, expiry);
-		}
-		return latest;
+	/** When the oldest lease was taken; only for a non-empty set. */
+	long oldestStart() {
+		return this.starts[0];
 	}
 
 }

@@ -1,146 +1,181 @@
 package dev.resilience.ratelimit;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-
 import org.jspecify.annotations.Nullable;
 
 /**
- * One atomic decision over every constraint of a limiter, as a pure function of the settings,
- * the key's state and the time. A call is admitted at the earliest time every constraint admits
- * it; since each constraint only ever admits more as time passes, that is the latest of their
- * individual earliest times. A rejected call changes nothing.
+ * One atomic decision over every constraint of a limiter, as a function of the settings, the
+ * key's state and the time; the caller holds the key's lock. A call is admitted at the earliest
+ * time every constraint admits it; since each constraint only ever admits more as time passes,
+ * that is the latest of their individual earliest times. A rejected call changes nothing.
  */
 final class LimiterAlgorithm {
+
+	/** The shortest Retry-After for want of a permit: asking again sooner is pointless. */
+	static final long MIN_PERMIT_RETRY_NANOS = 1_000_000;
 
 	private LimiterAlgorithm() {
 	}
 
-	/** What an admitted call took, so that it can be given back exactly. */
-	record Ticket(long id, long cost, long at, TokenBucket.@Nullable State bucketBefore,
-			TokenBucket.@Nullable State bucketAfter) {
-	}
-
 	/**
-	 * The new state, the decision and, when admitted, the ticket. {@code shortOfPermitOnly} tells
-	 * a rejection that only lacks a concurrency permit: its tokens and windows would admit it in time.
+	 * Decides one call. With {@code commit} false, only tells what would be decided.
+	 * @param reading the clock reading taken before the lock
+	 * @param typicalHoldNanos how long permits were recently held, 0 when unknown
+	 * @param ticket filled in when the call is admitted and may be given back, or {@code null}
 	 */
-	record Outcome(LimiterState state, RateLimitDecision decision, @Nullable Ticket ticket, boolean shortOfPermitOnly) {
-	}
-
-	/** Decides one call; the store has already checked that the cost could ever be admitted. */
-	static Outcome decide(String name, String key, RateLimiterSettings settings, @Nullable LimiterState current,
-			long now, long cost, long maxWaitNanos, long id) {
-		LimiterState state = ((current != null) ? current : LimiterState.initial(settings, now)).prune(settings, now);
+	static RateLimitDecision decide(String name, String key, RateLimiterSettings settings, KeyState state,
+			long reading, long cost, long maxWaitNanos, long typicalHoldNanos, boolean commit, @Nullable Ticket ticket) {
+		long now = state.observe(reading);
+		prune(settings, state, now);
+		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		long at = now;
-		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		if (bucketSettings != null && state.bucket() != null) {
-			at = Math.max(at, TokenBucket.availableAt(bucketSettings, state.bucket(), now, cost));
+		if (bucketSettings != null) {
+			at = TokenBucket.availableAt(bucketSettings, state.bucket(), now, cost);
 		}
-		for (int i = 0; i < state.windows().length; i++) {
-			at = Math.max(at, state.windows()[i].availableAt(settings.windows().get(i), now, cost));
+		SlidingWindow[] windows = state.windows;
+		if (windows != null) {
+			for (int i = 0; i < windows.length; i++) {
+				at = Math.max(at, windows[i].availableAt(settings.windows().get(i), now, cost));
+			}
 		}
-		boolean concurrencyFull = settings.maxConcurrent() > 0 && state.leases().size() >= settings.maxConcurrent();
 		long wait = at - now;
-		if (concurrencyFull || wait > maxWaitNanos) {
-			long retryAfter = concurrencyFull ? Math.max(wait, state.leases().earliestExpiry() - now) : wait;
-			RateLimitDecision decision = describe(name, key, settings, state, now, false, 0, retryAfter);
-			return new Outcome(state, decision, null, concurrencyFull && wait <= maxWaitNanos);
+		Leases leases = state.leases;
+		boolean concurrencyFull = leases != null && leases.size() >= settings.maxConcurrent();
+		if (concurrencyFull || wait > maxWaitNanos || !commit) {
+			boolean permitted = !concurrencyFull && wait <= maxWaitNanos;
+			long retryAfter = (!concurrencyFull) ? wait
+					: Math.max(wait, permitEstimate(settings, leases, now, typicalHoldNanos));
+			return describe(name, key, settings, state, now, permitted, 0, permitted ? 0 : retryAfter,
+					concurrencyFull && wait <= maxWaitNanos);
 		}
-		TokenBucket.State bucketAfter = null;
-		if (bucketSettings != null && state.bucket() != null) {
-			bucketAfter = TokenBucket.reserve(bucketSettings, state.bucket(), at, cost).state();
+		if (bucketSettings != null) {
+			TokenBucket.State before = state.bucket();
+			TokenBucket.State refilled = TokenBucket.refill(bucketSettings, before, at);
+			if (refilled.tokens() == bucketSettings.capacity() && before.tokens() < bucketSettings.capacity()) {
+				state.fills++;
+			}
+			state.tokens = refilled.tokens() - cost;
+			state.updatedAt = refilled.updatedAt();
+			if (ticket != null) {
+				ticket.tokensBefore = before.tokens();
+				ticket.updatedAtBefore = before.updatedAt();
+				ticket.tokensAfter = state.tokens;
+				ticket.updatedAtAfter = state.updatedAt;
+				ticket.fillsAfter = state.fills;
+			}
 		}
-		SlidingWindow[] windows = state.windows().clone();
-		for (int i = 0; i < windows.length; i++) {
-			windows[i] = windows[i].add(settings.windows().get(i), at, cost, id);
+		long sequence = ++state.admissions;
+		if (windows != null) {
+			for (int i = 0; i < windows.length; i++) {
+				windows[i].add(settings.windows().get(i), at, cost, sequence);
+			}
 		}
-		Leases leases = state.leases();
-		if (settings.maxConcurrent() > 0) {
-			leases = leases.add(id, Durations.saturatedAdd(at, Durations.toNanos(settings.leaseTimeout())));
+		if (leases != null) {
+			leases.add(sequence, at);
 		}
-		LimiterState admitted = new LimiterState(bucketAfter, windows, leases);
-		RateLimitDecision decision = describe(name, key, settings, admitted, at, true, wait, 0);
-		return new Outcome(admitted, decision, new Ticket(id, cost, at, state.bucket(), bucketAfter), false);
+		if (ticket != null) {
+			ticket.sequence = sequence;
+			ticket.cost = cost;
+			ticket.at = at;
+		}
+		return describe(name, key, settings, state, at, true, wait, 0, false);
+	}
+
+	private static void prune(RateLimiterSettings settings, KeyState state, long now) {
+		SlidingWindow[] windows = state.windows;
+		if (windows != null) {
+			for (int i = 0; i < windows.length; i++) {
+				windows[i].prune(settings.windows().get(i), now);
+			}
+		}
+		if (state.leases != null) {
+			state.leases.prune(now, Durations.toNanos(settings.leaseTimeout()));
+		}
 	}
 
 	/**
-	 * Undoes an admitted call: its tokens, window entries and permit, as if it had not happened.
-	 * When others took tokens since, the tokens given back are reduced by what the bucket earned
-	 * since the call: had the call not happened, those could have overflowed the capacity, so
-	 * giving back all of them could admit more than the bucket allows.
+	 * When a permit is likely back: the typical hold time minus how long the oldest holder has
+	 * held its permit (or another typical hold time when it is overdue), at least
+	 * {@link #MIN_PERMIT_RETRY_NANOS}, and never later than the oldest lease expires. Before any
+	 * permit was returned, the time the oldest holder has held it so far.
 	 */
-	static LimiterState giveBack(RateLimiterSettings settings, LimiterState state, Ticket ticket, long now) {
-		TokenBucket.State bucket = state.bucket();
+	private static long permitEstimate(RateLimiterSettings settings, Leases leases, long now, long typicalHoldNanos) {
+		long held = Math.max(0, now - leases.oldestStart());
+		long expiresIn = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(settings.leaseTimeout())) - now;
+		long estimate;
+		if (typicalHoldNanos <= 0) {
+			estimate = held;
+		}
+		else {
+			estimate = (typicalHoldNanos > held) ? typicalHoldNanos - held : typicalHoldNanos;
+		}
+		return Math.min(Math.max(estimate, MIN_PERMIT_RETRY_NANOS), expiresIn);
+	}
+
+	/**
+	 * Undoes an admitted call: its tokens, window entries and permit, as if it had not happened,
+	 * whatever others did meanwhile. When nobody touched the bucket since, it is restored exactly.
+	 * Otherwise the tokens go back on top of what others left, unless the bucket filled up since:
+	 * then it would have been just as full without the call, and there is nothing to give back.
+	 * @return when the permit was taken, or {@link Long#MIN_VALUE} when it was not held
+	 */
+	static long giveBack(RateLimiterSettings settings, KeyState state, Ticket ticket, long reading) {
+		long now = state.observe(reading);
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		if (bucketSettings != null && bucket != null) {
-			if (bucket == ticket.bucketAfter()) {
-				// Nobody took tokens since: restore the bucket exactly.
-				bucket = ticket.bucketBefore();
+		if (bucketSettings != null) {
+			if (state.tokens == ticket.tokensAfter && state.updatedAt == ticket.updatedAtAfter) {
+				state.tokens = ticket.tokensBefore;
+				state.updatedAt = ticket.updatedAtBefore;
 			}
 			else {
-				// The bucket may be dated ahead by later reservations: what it earned up to then counts.
-				long until = Math.max(now, bucket.updatedAt());
-				long returned = Math.max(0, ticket.cost() - earnedBetween(bucketSettings, ticket.at(), until));
-				bucket = new TokenBucket.State(Math.min(bucketSettings.capacity(), bucket.tokens() + returned),
-						bucket.updatedAt());
+				TokenBucket.State before = state.bucket();
+				TokenBucket.State refilled = TokenBucket.refill(bucketSettings, before, now);
+				if (refilled.tokens() == bucketSettings.capacity() && before.tokens() < bucketSettings.capacity()) {
+					state.fills++;
+				}
+				state.setBucket(refilled);
+				if (state.fills == ticket.fillsAfter) {
+					state.tokens = Math.min(bucketSettings.capacity(), state.tokens + ticket.cost);
+				}
 			}
 		}
-		SlidingWindow[] windows = state.windows().clone();
-		for (int i = 0; i < windows.length; i++) {
-			windows[i] = windows[i].remove(settings.windows().get(i), ticket.id(), ticket.cost(), ticket.at());
+		SlidingWindow[] windows = state.windows;
+		if (windows != null) {
+			for (int i = 0; i < windows.length; i++) {
+				windows[i].remove(settings.windows().get(i), ticket.sequence, ticket.cost, ticket.at);
+			}
 		}
-		return new LimiterState(bucket, windows, state.leases().remove(ticket.id()));
+		return (state.leases != null) ? state.leases.remove(ticket.sequence) : Long.MIN_VALUE;
 	}
 
-	/** The most tokens a bucket can earn between two times, capacity aside. */
-	private static long earnedBetween(TokenBucketSettings settings, long from, long to) {
-		if (to <= from) {
-			return 0;
-		}
-		long period = settings.refillPeriodNanos();
-		if (settings.refillStrategy() == RefillStrategy.INTERVAL) {
-			return Durations.mulDivCeil(Durations.mulDivCeil(to - from, 1, period), settings.refillTokens(), 1);
-		}
-		return Durations.mulDivCeil(to - from, settings.refillTokens(), period);
+	/**
+	 * Returns a concurrency permit.
+	 * @return when the permit was taken, or {@link Long#MIN_VALUE} when it was not held
+	 */
+	static long release(KeyState state, long sequence) {
+		return (state.leases != null) ? state.leases.remove(sequence) : Long.MIN_VALUE;
 	}
 
-	/** Returns a concurrency permit. */
-	static LimiterState release(LimiterState state, long id) {
-		return new LimiterState(state.bucket(), state.windows(), state.leases().remove(id));
+	/** The state of a key at {@code now}, consuming nothing; permitted when a call of cost 1 would be. */
+	static RateLimitDecision inspect(String name, String key, RateLimiterSettings settings, KeyState state,
+			long reading, long typicalHoldNanos) {
+		return decide(name, key, settings, state, reading, 1, 0, typicalHoldNanos, false, null);
 	}
 
-	/** The state of a key at {@code now}, consuming nothing. */
-	static RateLimitDecision inspect(String name, String key, RateLimiterSettings settings,
-			@Nullable LimiterState current, long now) {
-		LimiterState state = ((current != null) ? current : LimiterState.initial(settings, now)).prune(settings, now);
-		return describe(name, key, settings, state, now, true, 0, 0);
-	}
-
-	private static RateLimitDecision describe(String name, String key, RateLimiterSettings settings,
-			LimiterState state, long at, boolean permitted, long waitNanos, long retryAfterNanos) {
-		List<RateLimitDecision.Quota> quotas = new ArrayList<>();
-		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		TokenBucket.State bucket = state.bucket();
-		if (bucketSettings != null && bucket != null) {
-			TokenBucket.State refilled = TokenBucket.refill(bucketSettings, bucket, at);
-			long reset = (refilled.tokens() >= bucketSettings.capacity()) ? 0
-					: TokenBucket.availableAt(bucketSettings, refilled, at, refilled.tokens() + 1) - at;
-			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
-					bucketSettings.refillTokens());
-			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
-					refilled.tokens(), Duration.ofNanos(Math.max(0, reset))));
+	private static RateLimitDecision describe(String name, String key, RateLimiterSettings settings, KeyState state,
+			long at, boolean permitted, long waitNanos, long retryAfterNanos, boolean concurrencyLimited) {
+		SlidingWindow[] windows = state.windows;
+		long[] windowQuotas = null;
+		if (windows != null) {
+			windowQuotas = new long[windows.length * 2];
+			for (int i = 0; i < windows.length; i++) {
+				WindowSettings window = settings.windows().get(i);
+				windowQuotas[2 * i] = windows[i].remaining(window, at);
+				windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
+			}
 		}
-		for (int i = 0; i < state.windows().length; i++) {
-			WindowSettings window = settings.windows().get(i);
-			SlidingWindow windowState = state.windows()[i];
-			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, window.limit(),
-					window.period(), windowState.remaining(window, at),
-					Duration.ofNanos(windowState.nanosUntilMore(window, at))));
-		}
-		return new RateLimitDecision(name, key, permitted, Duration.ofNanos(Math.max(0, waitNanos)),
-				Duration.ofNanos(Math.max(0, retryAfterNanos)), quotas, state.leases().size(), settings.maxConcurrent());
+		int inFlight = (state.leases != null) ? state.leases.size() : 0;
+		return new RateLimitDecision(name, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited, inFlight,
+				settings, at, state.tokens, state.updatedAt, windowQuotas);
 	}
 
 }

@@ -40,19 +40,29 @@ final class RateLimitAcquirer {
 		this.listeners = List.copyOf(listeners);
 	}
 
-	RateLimitDecision tryAcquire(RateLimiter limiter, String key, int cost) {
-		if (limiter.getSettings().maxConcurrent() > 0) {
-			throw new IllegalStateException("Rate limiter '" + limiter.getName()
-					+ "' has max-concurrent, whose permits must be returned: use acquire(...) and close the Permit");
-		}
-		RateLimitDecision decision = limiter.reserve(key, cost, Duration.ZERO).getDecision();
-		publish(limiter, decision);
-		return decision;
-	}
-
 	Permit acquire(List<RateLimitRequest> requests) {
 		if (requests.isEmpty()) {
 			throw new IllegalArgumentException("at least one rate limit request is needed");
+		}
+		if (requests.size() == 1) {
+			// The common case: admitted at once, nothing to coordinate.
+			RateLimitRequest request = requests.get(0);
+			Reservation reservation = request.limiter().reserve(request.key(), request.cost(), request.maxWait());
+			RateLimitDecision decision = reservation.getDecision();
+			if (decision.isPermitted() && decision.getWait().isZero()) {
+				publish(request.limiter(), decision);
+				return new Permit(List.of(reservation), Duration.ZERO);
+			}
+			if (!decision.isPermitted() && !decision.isConcurrencyLimited()) {
+				publish(request.limiter(), decision);
+				throw new RateLimitExceededException(decision);
+			}
+			// A wait lies ahead: give the slot back and take it in the rounds below, which handle
+			// interrupts and returned permits.
+			reservation.cancel();
+		}
+		else {
+			checkDistinct(requests);
 		}
 		long start = this.ticker.read();
 		// Waiting for a returned permit blocks on a condition in real time, whatever the ticker
@@ -88,6 +98,21 @@ final class RateLimitAcquirer {
 			catch (RuntimeException | Error ex) {
 				cancel(taken);
 				throw ex;
+			}
+		}
+	}
+
+	/** The same limiter and key twice would wait for its own permit and count one call twice. */
+	private static void checkDistinct(List<RateLimitRequest> requests) {
+		for (int i = 0; i < requests.size(); i++) {
+			for (int j = 0; j < i; j++) {
+				RateLimitRequest first = requests.get(j);
+				RateLimitRequest second = requests.get(i);
+				if (first.limiter() == second.limiter() && first.key().equals(second.key())) {
+					throw new IllegalArgumentException("Rate limiter '" + first.limiter().getName() + "' is asked twice for key '"
+							+ first.key() + "' (requests " + j + " and " + i + "); a call would count twice and could "
+							+ "wait for its own permit: combine them into one request");
+				}
 			}
 		}
 	}
@@ -151,11 +176,12 @@ final class RateLimitAcquirer {
 	private boolean awaitPermit(RateLimitRequest request, Reservation rejection, long start, long realStart) {
 		long left = Math.min(budgetLeft(request, start, this.ticker.read()),
 				budgetLeft(request, realStart, System.nanoTime()));
-		if (!rejection.isShortOfPermitOnly() || left <= 0) {
+		if (!rejection.getDecision().isConcurrencyLimited() || left <= 0) {
 			return false;
 		}
 		try {
-			rejection.awaitPermitReturned(Math.min(left, Math.max(1, rejection.getDecision().getRetryAfter().toNanos())));
+			((StoreRateLimiter) request.limiter()).awaitPermit(request.key(),
+					Math.min(left, Math.max(1, rejection.getDecision().getRetryAfter().toNanos())));
 			return true;
 		}
 		catch (InterruptedException ex) {
@@ -179,7 +205,8 @@ final class RateLimitAcquirer {
 		}
 		for (int i = 0; i < taken.length; i++) {
 			RateLimitDecision decision = taken[i].getDecision();
-			publish(requests.get(i).limiter(), reported.equals(decision.getWait()) ? decision : waitedFor(decision, reported));
+			publish(requests.get(i).limiter(),
+					reported.equals(decision.getWait()) ? decision : decision.waited(reported.toNanos()));
 		}
 		return new Permit(List.of(taken), waited);
 	}
@@ -216,17 +243,12 @@ final class RateLimitAcquirer {
 		return Durations.toNanos(request.maxWait()) - (now - start);
 	}
 
-	private static RateLimitDecision waitedFor(RateLimitDecision decision, Duration waited) {
-		return new RateLimitDecision(decision.getLimiterName(), decision.getKey(), true, waited,
-				decision.getRetryAfter(), decision.getQuotas(), decision.getInFlight(), decision.getMaxConcurrent());
-	}
-
 	private static CancellationException interrupted(@Nullable RateLimitDecision decision) {
 		String limiter = (decision != null) ? " '" + decision.getLimiterName() + "'" : "";
 		return new CancellationException("Interrupted while waiting for rate limiter" + limiter + "; nothing was consumed");
 	}
 
-	private void publish(RateLimiter limiter, RateLimitDecision decision) {
+	void publish(RateLimiter limiter, RateLimitDecision decision) {
 		for (RateLimitListener listener : this.listeners) {
 			try {
 				listener.onDecision(limiter, decision);

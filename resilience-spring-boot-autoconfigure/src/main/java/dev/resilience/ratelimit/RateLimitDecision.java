@@ -1,8 +1,12 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a rate limiter decided for one call, or, from {@link RateLimiter#inspect(String)}, the
@@ -16,15 +20,30 @@ public final class RateLimitDecision {
 
 	private final boolean permitted;
 
-	private final Duration wait;
+	private final long waitNanos;
 
-	private final Duration retryAfter;
+	private final long retryAfterNanos;
 
-	private final List<Quota> quotas;
+	private final boolean concurrencyLimited;
 
 	private final int inFlight;
 
 	private final int maxConcurrent;
+
+	// A store's decision keeps the raw numbers and builds the quotas only when they are read:
+	// most callers only ask whether they were permitted.
+
+	private @Nullable List<Quota> quotas;
+
+	private final @Nullable RateLimiterSettings settings;
+
+	private final long at;
+
+	private final long bucketTokens;
+
+	private final long bucketUpdatedAt;
+
+	private final long @Nullable [] windowQuotas;
 
 	/**
 	 * Creates a decision.
@@ -39,18 +58,69 @@ public final class RateLimitDecision {
 	 */
 	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
 			List<Quota> quotas, int inFlight, int maxConcurrent) {
+		this(limiterName, key, permitted, Durations.toNanos(wait), Durations.toNanos(retryAfter), false, inFlight,
+				maxConcurrent, List.copyOf(quotas));
+	}
+
+	/**
+	 * Creates a decision that may have been rejected for want of a concurrency permit alone.
+	 * @param limiterName the limiter that decided
+	 * @param key the key the decision is for
+	 * @param permitted whether the call may proceed
+	 * @param wait how long a permitted caller waits before proceeding (a reservation)
+	 * @param retryAfter how long a rejected caller should wait before trying again
+	 * @param concurrencyLimited whether a rejected call lacked only a concurrency permit
+	 * @param quotas the state of each token bucket and window after the decision
+	 * @param inFlight the calls in flight for the key, counting this one when permitted
+	 * @param maxConcurrent the limit on calls in flight, 0 for none
+	 */
+	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
+			boolean concurrencyLimited, List<Quota> quotas, int inFlight, int maxConcurrent) {
+		this(limiterName, key, permitted, Durations.toNanos(wait), Durations.toNanos(retryAfter), concurrencyLimited,
+				inFlight, maxConcurrent, List.copyOf(quotas));
+	}
+
+	private RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
+			boolean concurrencyLimited, int inFlight, int maxConcurrent, List<Quota> quotas) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.key = Objects.requireNonNull(key, "key");
 		this.permitted = permitted;
-		this.wait = nonNegative(wait);
-		this.retryAfter = nonNegative(retryAfter);
-		this.quotas = List.copyOf(quotas);
+		this.waitNanos = Math.max(0, waitNanos);
+		this.retryAfterNanos = Math.max(0, retryAfterNanos);
+		this.concurrencyLimited = concurrencyLimited;
 		this.inFlight = inFlight;
 		this.maxConcurrent = maxConcurrent;
+		this.quotas = quotas;
+		this.settings = null;
+		this.at = 0;
+		this.bucketTokens = 0;
+		this.bucketUpdatedAt = 0;
+		this.windowQuotas = null;
 	}
 
-	private static Duration nonNegative(Duration duration) {
-		return duration.isNegative() ? Duration.ZERO : duration;
+	/** A store's decision, whose quotas are computed from the given numbers when first read. */
+	RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
+			boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at, long bucketTokens,
+			long bucketUpdatedAt, long @Nullable [] windowQuotas) {
+		this.limiterName = limiterName;
+		this.key = key;
+		this.permitted = permitted;
+		this.waitNanos = Math.max(0, waitNanos);
+		this.retryAfterNanos = Math.max(0, retryAfterNanos);
+		this.concurrencyLimited = concurrencyLimited;
+		this.inFlight = inFlight;
+		this.maxConcurrent = settings.maxConcurrent();
+		this.settings = settings;
+		this.at = at;
+		this.bucketTokens = bucketTokens;
+		this.bucketUpdatedAt = bucketUpdatedAt;
+		this.windowQuotas = windowQuotas;
+	}
+
+	/** The same decision, admitted after the given wait. */
+	RateLimitDecision waited(long nanos) {
+		return new RateLimitDecision(this.limiterName, this.key, true, nanos, this.retryAfterNanos, false, this.inFlight,
+				this.maxConcurrent, getQuotas());
 	}
 
 	/**
@@ -83,7 +153,7 @@ public final class RateLimitDecision {
 	 * @return the wait, never negative
 	 */
 	public Duration getWait() {
-		return this.wait;
+		return Duration.ofNanos(this.waitNanos);
 	}
 
 	/**
@@ -92,7 +162,17 @@ public final class RateLimitDecision {
 	 * @return the time until a retry could succeed, never negative
 	 */
 	public Duration getRetryAfter() {
-		return this.retryAfter;
+		return Duration.ofNanos(this.retryAfterNanos);
+	}
+
+	/**
+	 * Returns whether a rejected call lacked only a concurrency permit: its token bucket and
+	 * windows would have admitted it within its wait. Such a call may get in as soon as a permit
+	 * is returned, which cannot be predicted, so it cannot be reserved.
+	 * @return whether only a concurrency permit was missing
+	 */
+	public boolean isConcurrencyLimited() {
+		return this.concurrencyLimited;
 	}
 
 	/**
@@ -116,7 +196,34 @@ public final class RateLimitDecision {
 	 * @return the quotas
 	 */
 	public List<Quota> getQuotas() {
-		return this.quotas;
+		List<Quota> quotas = this.quotas;
+		if (quotas == null) {
+			quotas = computeQuotas(Objects.requireNonNull(this.settings));
+			this.quotas = quotas;
+		}
+		return quotas;
+	}
+
+	private List<Quota> computeQuotas(RateLimiterSettings settings) {
+		List<Quota> quotas = new ArrayList<>();
+		TokenBucketSettings bucketSettings = settings.tokenBucket();
+		if (bucketSettings != null) {
+			TokenBucket.State refilled = TokenBucket.refill(bucketSettings,
+					new TokenBucket.State(this.bucketTokens, this.bucketUpdatedAt), this.at);
+			long reset = (refilled.tokens() >= bucketSettings.capacity()) ? 0
+					: TokenBucket.availableAt(bucketSettings, refilled, this.at, refilled.tokens() + 1) - this.at;
+			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
+					bucketSettings.refillTokens());
+			quotas.add(new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
+					refilled.tokens(), Duration.ofNanos(Math.max(0, reset))));
+		}
+		long[] windowQuotas = this.windowQuotas;
+		for (int i = 0; i < settings.windows().size(); i++) {
+			WindowSettings window = settings.windows().get(i);
+			quotas.add(new Quota(Quota.Type.WINDOW, window.limit(), window.period(), Objects.requireNonNull(windowQuotas)[2 * i],
+					Duration.ofNanos(windowQuotas[2 * i + 1])));
+		}
+		return Collections.unmodifiableList(quotas);
 	}
 
 	/**
@@ -139,7 +246,7 @@ public final class RateLimitDecision {
 	private long[] tightest() {
 		long remaining = Long.MAX_VALUE;
 		long quota = 0;
-		for (Quota candidate : this.quotas) {
+		for (Quota candidate : getQuotas()) {
 			if (candidate.remaining() < remaining) {
 				remaining = candidate.remaining();
 				quota = candidate.quota();
@@ -158,7 +265,7 @@ public final class RateLimitDecision {
 	@Override
 	public String toString() {
 		return "RateLimitDecision[limiter=" + this.limiterName + ", key=" + this.key + ", permitted=" + this.permitted
-				+ ", wait=" + this.wait + ", retryAfter=" + this.retryAfter + ", quotas=" + this.quotas + ", inFlight="
+				+ ", wait=" + getWait() + ", retryAfter=" + getRetryAfter() + ", quotas=" + getQuotas() + ", inFlight="
 				+ this.inFlight + "]";
 	}
 

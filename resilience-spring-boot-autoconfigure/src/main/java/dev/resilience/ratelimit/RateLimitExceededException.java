@@ -1,6 +1,9 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when a rate limiter rejects a call. A Spring MVC application turns it into
@@ -10,7 +13,14 @@ public class RateLimitExceededException extends RuntimeException {
 
 	private static final long serialVersionUID = 1L;
 
-	private final transient RateLimitDecision decision;
+	private final String limiterName;
+
+	private final String key;
+
+	private final Duration retryAfter;
+
+	// Not serializable: after deserialization the decision is rebuilt from the fields above.
+	private final transient @Nullable RateLimitDecision decision;
 
 	/**
 	 * Creates the exception for a rejecting decision.
@@ -20,6 +30,9 @@ public class RateLimitExceededException extends RuntimeException {
 		super("Rate limiter '" + decision.getLimiterName() + "' rejected the call"
 				+ (decision.getKey().isEmpty() ? "" : " for key '" + decision.getKey() + "'") + "; retry after "
 				+ decision.getRetryAfter());
+		this.limiterName = decision.getLimiterName();
+		this.key = decision.getKey();
+		this.retryAfter = decision.getRetryAfter();
 		this.decision = decision;
 	}
 
@@ -28,7 +41,7 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @return the limiter name
 	 */
 	public String getLimiterName() {
-		return this.decision.getLimiterName();
+		return this.limiterName;
 	}
 
 	/**
@@ -36,7 +49,7 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @return the key
 	 */
 	public String getKey() {
-		return this.decision.getKey();
+		return this.key;
 	}
 
 	/**
@@ -44,15 +57,18 @@ public class RateLimitExceededException extends RuntimeException {
 	 * @return the retry delay, never negative
 	 */
 	public Duration getRetryAfter() {
-		return this.decision.getRetryAfter();
+		return this.retryAfter;
 	}
 
 	/**
-	 * Returns the full decision.
+	 * Returns the full decision. After the exception was serialized and read back, only the
+	 * limiter, key and Retry-After are known: the decision then has no quotas.
 	 * @return the decision that rejected the call
 	 */
 	public RateLimitDecision getDecision() {
-		return this.decision;
+		RateLimitDecision decided = this.decision;
+		return (decided != null) ? decided
+				: new RateLimitDecision(this.limiterName, this.key, false, Duration.ZERO, this.retryAfter, List.of(), 0, 0);
 	}
 
 }

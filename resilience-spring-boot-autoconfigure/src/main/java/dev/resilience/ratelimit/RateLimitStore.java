@@ -21,17 +21,37 @@ public interface RateLimitStore {
 	 * admits it, provided that is no more than {@code maxWaitNanos} away; otherwise rejects it
 	 * and changes nothing.
 	 * @param key the key whose state to use
-	 * @param cost the tokens (and window slots) the call consumes
+	 * @param cost the tokens (and window slots) the call consumes, already checked
 	 * @param maxWaitNanos the latest acceptable admission, from now
 	 * @return the reservation
-	 * @throws IllegalArgumentException if the cost is not positive or could never be admitted
 	 */
 	Reservation reserve(String key, long cost, long maxWaitNanos);
 
 	/**
-	 * Returns the state of one key without consuming anything.
+	 * Decides one call that is admitted now or not at all, and is never given back: the fast
+	 * path of {@link RateLimiter#tryAcquire(String, int)}, for limiters without
+	 * {@code max-concurrent}.
+	 * @param key the key whose state to use
+	 * @param cost the tokens (and window slots) the call consumes, already checked
+	 * @return the decision
+	 */
+	RateLimitDecision tryAcquire(String key, long cost);
+
+	/**
+	 * After a rejection for want of a concurrency permit alone: waits until a permit of the key
+	 * is returned or the time is up, whichever comes first. A lease that expires meanwhile does
+	 * not end the wait; callers bound it by the rejection's Retry-After.
 	 * @param key the key
-	 * @return the state, as a permitted decision
+	 * @param nanos the longest wait
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	void awaitPermit(String key, long nanos) throws InterruptedException;
+
+	/**
+	 * Returns the state of one key without consuming anything: permitted when a call of cost 1
+	 * would be admitted now.
+	 * @param key the key
+	 * @return the state
 	 */
 	RateLimitDecision inspect(String key);
 

@@ -8,7 +8,7 @@ import java.util.OptionalLong;
  * takes a key choosing the bucket: calls with different keys are limited separately, and the
  * empty key is the limiter's single shared bucket.
  */
-public interface RateLimiter {
+public sealed interface RateLimiter permits StoreRateLimiter {
 
 	/**
 	 * Returns the limiter's name.
@@ -63,10 +63,12 @@ public interface RateLimiter {
 	}
 
 	/**
-	 * Decides one call without waiting and without telling listeners: the building block of
-	 * {@link RateLimiterRegistry#acquireAll}. The caller must wait the decision's
-	 * {@link RateLimitDecision#getWait() wait} itself, and {@link Reservation#cancel() cancel}
-	 * or {@link Reservation#release() release} the reservation.
+	 * Reserves a call without blocking, for callers that must not block, such as a message
+	 * handler: when the decision is permitted, the slot is held, and the caller proceeds after the
+	 * decision's {@link RateLimitDecision#getWait() wait} (re-queueing its message with that
+	 * delay, say), then {@link Reservation#release() releases} the reservation when the call
+	 * ends; a caller that gives up {@link Reservation#cancel() cancels} it, which gives back
+	 * everything. Listeners are not told of reservations. Like Guava's {@code reserve}.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes
 	 * @param maxWait the latest acceptable admission, from now

@@ -1,8 +1,11 @@
 package dev.resilience.ratelimit;
 
 /**
- * A store's answer to one {@link RateLimiter#reserve reserve} call: the decision and, when the
- * call was admitted, the handle to undo it or to return its concurrency permit.
+ * A call's place with a limiter, from {@link RateLimiter#reserve(String, int, java.time.Duration)}:
+ * for callers that must not block. When the decision is permitted, the slot is held: wait
+ * {@link RateLimitDecision#getWait()} (a message handler re-queues its message with that delay),
+ * then proceed, and {@link #release()} when the call ends. A caller that gives up
+ * {@link #cancel() cancels}, which gives back everything the reservation took.
  */
 public interface Reservation {
 
@@ -14,29 +17,16 @@ public interface Reservation {
 
 	/**
 	 * Gives back everything an admitted call took (tokens, window slots, its concurrency
-	 * permit), as if the call had not happened. Does nothing for a rejected call.
+	 * permit), as if the call had not happened, whatever other callers did meanwhile. Does
+	 * nothing for a rejected call, or after {@link #cancel()} or {@link #release()}.
 	 */
 	void cancel();
 
 	/**
-	 * Returns the concurrency permit of an admitted call. Does nothing when the limiter has no
-	 * {@code max-concurrent}, for a rejected call, or when the permit's lease already expired.
+	 * Returns the concurrency permit of an admitted call whose work has ended. Does nothing when
+	 * the limiter has no {@code max-concurrent}, for a rejected call, after {@link #cancel()}, or
+	 * when the permit's lease already expired.
 	 */
 	void release();
-
-	/**
-	 * Returns whether a rejected call lacks only a concurrency permit: its tokens and windows
-	 * would admit it within the wait, so it is worth waiting for a permit to be returned.
-	 * @return whether only a permit is missing
-	 */
-	boolean isShortOfPermitOnly();
-
-	/**
-	 * For a call rejected because every concurrency permit was taken: waits until one is
-	 * returned or the time is up, whichever comes first.
-	 * @param nanos the longest wait
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 */
-	void awaitPermitReturned(long nanos) throws InterruptedException;
 
 }

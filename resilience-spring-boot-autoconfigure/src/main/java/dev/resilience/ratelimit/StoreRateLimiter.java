@@ -42,8 +42,14 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, int cost) {
+		if (this.settings.maxConcurrent() > 0) {
+			throw new IllegalStateException("Rate limiter '" + this.name
+					+ "' has max-concurrent, whose permits must be returned: use acquire(...) and close the Permit");
+		}
 		checkCost(cost);
-		return this.acquirer.tryAcquire(this, Objects.requireNonNull(key, "key"), cost);
+		RateLimitDecision decision = this.store.tryAcquire(Objects.requireNonNull(key, "key"), cost);
+		this.acquirer.publish(this, decision);
+		return decision;
 	}
 
 	@Override
@@ -65,6 +71,11 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public void reset(String key) {
 		this.store.reset(Objects.requireNonNull(key, "key"));
+	}
+
+	/** Waits for a permit of the key to be returned, see {@link RateLimitStore#awaitPermit}. */
+	void awaitPermit(String key, long nanos) throws InterruptedException {
+		this.store.awaitPermit(key, nanos);
 	}
 
 	@Override

@@ -40,18 +40,13 @@ public final class TokenBucket {
 	}
 
 	/**
-	 * Returns a full bucket, as every new key starts. An interval bucket is dated at the start of
-	 * the current period of a grid anchored at clock reading 0, so every bucket of the settings
-	 * shares one grid: a store may forget a full bucket and create it again later without
-	 * moving its refills.
+	 * Returns a full bucket, as every new key starts. An interval bucket's periods start now, at
+	 * its first use, so the buckets of different keys do not all refill at the same instant.
 	 * @param settings the bucket's settings
 	 * @param now the current time
 	 * @return a full bucket
 	 */
 	public static State full(TokenBucketSettings settings, long now) {
-		if (settings.refillStrategy() == RefillStrategy.INTERVAL) {
-			return new State(settings.capacity(), now - Math.floorMod(now, settings.refillPeriodNanos()));
-		}
 		return new State(settings.capacity(), now);
 	}
 

@@ -5,112 +5,145 @@ package dev.resilience.ratelimit;
  * previous fixed window, the previous one weighed by how much of it the sliding window still
  * covers (the "sliding window counter" of Cloudflare and Redis rate limiters). It assumes calls
  * in the previous window were spread evenly, so it may admit a little more or less than
- * {@code limit} in a given interval; use {@link WindowAlgorithm#LOG} to be exact.
+ * {@code limit} in a given interval; use {@link WindowAlgorithm#LOG} to be exact. The fixed
+ * windows of a key start at its first use.
  */
 final class WindowCounter implements SlidingWindow {
 
-	private final long start;
+	private long start;
 
-	private final long previous;
+	private long previous;
 
-	private final long current;
+	private long current;
 
-	private final long last;
+	/** The latest admission: nobody is admitted before it (first come, first served). */
+	private long last = Long.MIN_VALUE;
 
-	private WindowCounter(long start, long previous, long current, long last) {
-		this.start = start;
-		this.previous = previous;
-		this.current = current;
-		this.last = last;
+	/**
+	 * The sequence number of the latest admission, and the state before it: giving that call
+	 * back restores the state exactly, even when its reservation had moved the fixed windows
+	 * ahead.
+	 */
+	private long lastSequence = -1;
+
+	private long startBefore;
+
+	private long previousBefore;
+
+	private long currentBefore;
+
+	private long lastBefore;
+
+	WindowCounter(long now) {
+		this.start = now;
 	}
 
-	static WindowCounter empty(long now) {
-		return new WindowCounter(now, 0, 0, Long.MIN_VALUE);
+	/** The start of the fixed window holding {@code at}, for {@code at} not before {@link #start}. */
+	private long windowStart(long period, long at) {
+		return this.start + ((at - this.start) / period) * period;
 	}
 
-	private WindowCounter advance(long period, long at) {
-		if (at - this.start < period) {
-			return this;
+	/** The previous window's count as seen from the fixed window starting at {@code windowStart}. */
+	private long previousAt(long period, long windowStart) {
+		if (windowStart == this.start) {
+			return this.previous;
 		}
-		long windows = (at - this.start) / period;
-		long newStart = this.start + windows * period;
-		return new WindowCounter(newStart, (windows == 1) ? this.current : 0, 0, this.last);
+		return (windowStart - this.start == period) ? this.current : 0;
 	}
 
-	private double estimate(long period, long at) {
-		double previousWeight = (double) (period - (at - this.start)) / period;
-		return this.previous * previousWeight + this.current;
+	private long currentAt(long windowStart) {
+		return (windowStart == this.start) ? this.current : 0;
+	}
+
+	private static double estimate(long period, long windowStart, long previous, long current, long at) {
+		double previousWeight = (double) (period - (at - windowStart)) / period;
+		return previous * previousWeight + current;
 	}
 
 	@Override
-	public WindowCounter prune(WindowSettings settings, long now) {
-		return advance(settings.periodNanos(), now);
+	public void prune(WindowSettings settings, long now) {
+		long period = settings.periodNanos();
+		if (now - this.start >= period) {
+			long newStart = windowStart(period, now);
+			this.previous = previousAt(period, newStart);
+			this.current = 0;
+			this.start = newStart;
+		}
 	}
 
 	@Override
 	public long availableAt(WindowSettings settings, long notBefore, long cost) {
 		long period = settings.periodNanos();
-		long from = Math.max(notBefore, this.last);
-		WindowCounter counter = advance(period, from);
-		if (counter.estimate(period, from) + cost <= settings.limit()) {
+		long from = Math.max(Math.max(notBefore, this.last), this.start);
+		long windowStart = windowStart(period, from);
+		long previous = previousAt(period, windowStart);
+		long current = currentAt(windowStart);
+		if (estimate(period, windowStart, previous, current, from) + cost <= settings.limit()) {
 			return from;
 		}
-		long room = settings.limit() - cost - counter.current;
+		long room = settings.limit() - cost - current;
 		if (room >= 0) {
 			// Within this window the previous window's weight falls linearly to zero.
-			long at = Durations.saturatedAdd(counter.start,
-					period - (long) Math.floor((double) room * period / counter.previous));
+			long at = Durations.saturatedAdd(windowStart, period - (long) Math.floor((double) room * period / previous));
 			return Math.max(from, at);
 		}
-		long nextStart = Durations.saturatedAdd(counter.start, period);
-		long nextRoom = settings.limit() - cost;
-		if (counter.current == 0) {
+		long nextStart = Durations.saturatedAdd(windowStart, period);
+		if (current == 0) {
 			return nextStart;
 		}
 		long at = Durations.saturatedAdd(nextStart,
-				period - (long) Math.floor((double) nextRoom * period / counter.current));
-		return Math.max(Math.max(from, nextStart), at);
+				period - (long) Math.floor((double) (settings.limit() - cost) * period / current));
+		return Math.max(nextStart, at);
 	}
 
 	@Override
-	public WindowCounter add(WindowSettings settings, long at, long cost, long id) {
-		WindowCounter counter = advance(settings.periodNanos(), at);
-		return new WindowCounter(counter.start, counter.previous, counter.current + cost, Math.max(this.last, at));
+	public void add(WindowSettings settings, long at, long cost, long sequence) {
+		this.startBefore = this.start;
+		this.previousBefore = this.previous;
+		this.currentBefore = this.current;
+		this.lastBefore = this.last;
+		this.lastSequence = sequence;
+		prune(settings, at);
+		this.current += cost;
+		this.last = Math.max(this.last, at);
 	}
 
 	@Override
-	public WindowCounter remove(WindowSettings settings, long id, long cost, long addedAt) {
+	public void remove(WindowSettings settings, long sequence, long cost, long addedAt) {
+		if (sequence == this.lastSequence) {
+			// Nobody was admitted since: restore the state before the call, so later callers
+			// neither queue behind its time nor find the windows moved ahead by it.
+			this.start = this.startBefore;
+			this.previous = this.previousBefore;
+			this.current = this.currentBefore;
+			this.last = this.lastBefore;
+			this.lastSequence = -1;
+			return;
+		}
 		long period = settings.periodNanos();
 		if (addedAt >= this.start && addedAt - this.start < period) {
-			return new WindowCounter(this.start, this.previous, Math.max(0, this.current - cost), this.last);
+			this.current = Math.max(0, this.current - cost);
 		}
-		if (addedAt < this.start && this.start - addedAt <= period) {
-			return new WindowCounter(this.start, Math.max(0, this.previous - cost), this.current, this.last);
+		else if (addedAt < this.start && this.start - addedAt <= period) {
+			this.previous = Math.max(0, this.previous - cost);
 		}
-		return this;
 	}
 
 	@Override
 	public long remaining(WindowSettings settings, long at) {
 		long period = settings.periodNanos();
-		WindowCounter counter = advance(period, at);
-		return Math.max(0, settings.limit() - (long) Math.ceil(counter.estimate(period, Math.max(at, counter.start))));
+		long windowStart = windowStart(period, Math.max(at, this.start));
+		double used = estimate(period, windowStart, previousAt(period, windowStart), currentAt(windowStart),
+				Math.max(at, windowStart));
+		return Math.max(0, settings.limit() - (long) Math.ceil(used));
 	}
 
 	@Override
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		long period = settings.periodNanos();
-		WindowCounter counter = advance(period, at);
-		return (counter.previous + counter.current == 0) ? 0 : Math.max(0, period - (at - counter.start));
-	}
-
-	@Override
-	public long idleAt(WindowSettings settings) {
-		long period = settings.periodNanos();
-		if (this.current > 0) {
-			return Durations.saturatedAdd(Durations.saturatedAdd(this.start, period), period);
-		}
-		return (this.previous > 0) ? Durations.saturatedAdd(this.start, period) : Long.MIN_VALUE;
+		long windowStart = windowStart(period, Math.max(at, this.start));
+		return (previousAt(period, windowStart) + currentAt(windowStart) == 0) ? 0
+				: Math.max(0, period - (at - windowStart));
 	}
 
 }

@@ -3,120 +3,183 @@ package dev.resilience.ratelimit;
 import java.util.Arrays;
 
 /**
- * An exact sliding window: one entry (time, cost, id) per admitted call, sorted by time. Calls
- * that reach the same nanosecond are separate entries, unlike the Redis seed's
- * {@code ZADD key now now}, which collapses them into one.
+ * An exact sliding window: one entry per admitted call, in time order. Calls that reach the same
+ * nanosecond are separate entries, unlike the Redis seed's {@code ZADD key now now}, which
+ * collapses them into one.
+ * <p>
+ * A decision must not cost more for a larger limit, so the entries live in two growing arrays
+ * used as a queue: the times, and the running total of the cost admitted up to each entry.
+ * Entries leave at the head as time passes (amortised constant time); the cost within a window
+ * is the difference of two running totals, and the entry whose departure makes room for a call
+ * is found by binary search over the totals. A call given back keeps its entry with cost zero,
+ * so entries keep their positions and sequence numbers.
  */
 final class WindowLog implements SlidingWindow {
 
-	static final WindowLog EMPTY = new WindowLog(new long[0], new long[0], new long[0]);
+	private static final long[] NONE = new long[0];
 
-	private final long[] times;
+	private long[] times = NONE;
 
-	private final long[] costs;
+	/** {@code totals[i]}: the cost of every entry up to and including {@code i}, given-back ones excepted. */
+	private long[] totals = NONE;
 
-	private final long[] ids;
+	private int head;
 
-	private WindowLog(long[] times, long[] costs, long[] ids) {
-		this.times = times;
-		this.costs = costs;
-		this.ids = ids;
+	private int tail;
+
+	/** The running total before {@link #head}. */
+	private long base;
+
+	/** The sequence number of the entry at {@link #head}. */
+	private long headSequence;
+
+	/** The time of the latest entry that was not given back: nobody is admitted before it. */
+	private long lastAdmitted = Long.MIN_VALUE;
+
+	private long totalBefore(int index) {
+		return (index == this.head) ? this.base : this.totals[index - 1];
 	}
 
-	/** An entry admitted at {@code t} counts against every call in {@code [t, t + period)}. */
+	private long total() {
+		return totalBefore(this.tail);
+	}
+
+	/** The first entry that counts at {@code at}: one admitted at {@code t} counts in {@code [t, t + period)}. */
 	private int firstCounted(long period, long at) {
-		int index = 0;
-		while (index < this.times.length && at - this.times[index] >= period) {
-			index++;
+		int low = this.head;
+		int high = this.tail;
+		while (low < high) {
+			int mid = (low + high) >>> 1;
+			if (at - this.times[mid] >= period) {
+				low = mid + 1;
+			}
+			else {
+				high = mid;
+			}
 		}
-		return index;
-	}
-
-	private long sumFrom(int index) {
-		long sum = 0;
-		for (int i = index; i < this.costs.length; i++) {
-			sum += this.costs[i];
-		}
-		return sum;
+		return low;
 	}
 
 	@Override
-	public WindowLog prune(WindowSettings settings, long now) {
-		int first = firstCounted(settings.periodNanos(), now);
-		return (first == 0) ? this : slice(first);
-	}
-
-	private WindowLog slice(int from) {
-		return new WindowLog(Arrays.copyOfRange(this.times, from, this.times.length),
-				Arrays.copyOfRange(this.costs, from, this.costs.length), Arrays.copyOfRange(this.ids, from, this.ids.length));
+	public void prune(WindowSettings settings, long now) {
+		long period = settings.periodNanos();
+		while (this.head < this.tail && now - this.times[this.head] >= period) {
+			this.base = this.totals[this.head];
+			this.head++;
+			this.headSequence++;
+		}
+		if (this.head == this.tail) {
+			this.head = 0;
+			this.tail = 0;
+			this.base = 0;
+		}
 	}
 
 	@Override
 	public long availableAt(WindowSettings settings, long notBefore, long cost) {
 		long period = settings.periodNanos();
-		long start = (this.times.length == 0) ? notBefore : Math.max(notBefore, this.times[this.times.length - 1]);
+		long start = Math.max(notBefore, this.lastAdmitted);
 		int first = firstCounted(period, start);
-		long used = sumFrom(first);
-		if (used + cost <= settings.limit()) {
+		long total = total();
+		long needed = total - totalBefore(first) + cost - settings.limit();
+		if (needed <= 0) {
 			return start;
 		}
-		// Entries leave the window oldest first; the call fits once enough of them have left.
-		for (int i = first; i < this.times.length; i++) {
-			used -= this.costs[i];
-			if (used + cost <= settings.limit()) {
-				return Math.max(start, Durations.saturatedAdd(this.times[i], period));
+		// Entries leave oldest first: the call fits once the entry that brings the running total
+		// past "needed" has left.
+		long target = totalBefore(first) + needed;
+		int low = first;
+		int high = this.tail;
+		while (low < high) {
+			int mid = (low + high) >>> 1;
+			if (this.totals[mid] >= target) {
+				high = mid;
+			}
+			else {
+				low = mid + 1;
 			}
 		}
-		throw new IllegalArgumentException("cost " + cost + " exceeds the window limit of " + settings.limit());
+		if (low == this.tail) {
+			throw new IllegalArgumentException("cost " + cost + " exceeds the window limit of " + settings.limit());
+		}
+		return Math.max(start, Durations.saturatedAdd(this.times[low], period));
 	}
 
 	@Override
-	public WindowLog add(WindowSettings settings, long at, long cost, long id) {
-		int length = this.times.length;
-		long[] newTimes = Arrays.copyOf(this.times, length + 1);
-		long[] newCosts = Arrays.copyOf(this.costs, length + 1);
-		long[] newIds = Arrays.copyOf(this.ids, length + 1);
-		newTimes[length] = at;
-		newCosts[length] = cost;
-		newIds[length] = id;
-		return new WindowLog(newTimes, newCosts, newIds);
+	public void add(WindowSettings settings, long at, long cost, long sequence) {
+		long total = total();
+		if (this.tail == this.times.length) {
+			makeRoom();
+		}
+		if (this.head == this.tail) {
+			this.headSequence = sequence;
+		}
+		this.times[this.tail] = at;
+		this.totals[this.tail] = total + cost;
+		this.tail++;
+		this.lastAdmitted = at;
+	}
+
+	/** Moves the entries to the front when half the arrays lie before the head, else doubles them. */
+	private void makeRoom() {
+		int size = this.tail - this.head;
+		if (this.head > 0 && this.head >= size) {
+			System.arraycopy(this.times, this.head, this.times, 0, size);
+			System.arraycopy(this.totals, this.head, this.totals, 0, size);
+		}
+		else {
+			int capacity = Math.max(2, this.times.length * 2);
+			long[] newTimes = new long[capacity];
+			long[] newTotals = new long[capacity];
+			System.arraycopy(this.times, this.head, newTimes, 0, size);
+			System.arraycopy(this.totals, this.head, newTotals, 0, size);
+			this.times = newTimes;
+			this.totals = newTotals;
+		}
+		this.head = 0;
+		this.tail = size;
 	}
 
 	@Override
-	public WindowLog remove(WindowSettings settings, long id, long cost, long addedAt) {
-		for (int i = 0; i < this.ids.length; i++) {
-			if (this.ids[i] == id) {
-				long[] newTimes = new long[this.times.length - 1];
-				long[] newCosts = new long[newTimes.length];
-				long[] newIds = new long[newTimes.length];
-				System.arraycopy(this.times, 0, newTimes, 0, i);
-				System.arraycopy(this.costs, 0, newCosts, 0, i);
-				System.arraycopy(this.ids, 0, newIds, 0, i);
-				System.arraycopy(this.times, i + 1, newTimes, i, newTimes.length - i);
-				System.arraycopy(this.costs, i + 1, newCosts, i, newTimes.length - i);
-				System.arraycopy(this.ids, i + 1, newIds, i, newTimes.length - i);
-				return new WindowLog(newTimes, newCosts, newIds);
+	public void remove(WindowSettings settings, long sequence, long cost, long addedAt) {
+		if (sequence < this.headSequence || sequence - this.headSequence >= this.tail - this.head) {
+			return; // the entry has left the window already
+		}
+		int index = this.head + (int) (sequence - this.headSequence);
+		long entryCost = this.totals[index] - totalBefore(index);
+		if (entryCost == 0) {
+			return;
+		}
+		for (int i = index; i < this.tail; i++) {
+			this.totals[i] -= entryCost;
+		}
+		if (addedAt == this.lastAdmitted) {
+			this.lastAdmitted = Long.MIN_VALUE;
+			for (int i = this.tail - 1; i >= this.head; i--) {
+				if (this.totals[i] != totalBefore(i)) {
+					this.lastAdmitted = this.times[i];
+					break;
+				}
 			}
 		}
-		return this;
 	}
 
 	@Override
 	public long remaining(WindowSettings settings, long at) {
-		return Math.max(0, settings.limit() - sumFrom(firstCounted(settings.periodNanos(), at)));
+		long used = total() - totalBefore(firstCounted(settings.periodNanos(), at));
+		return Math.max(0, settings.limit() - used);
 	}
 
 	@Override
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		int first = firstCounted(settings.periodNanos(), at);
-		return (first < this.times.length)
-				? Math.max(0, Durations.saturatedAdd(settings.periodNanos(), this.times[first] - at)) : 0;
+		return (total() == totalBefore(first)) ? 0
+				: Math.max(0, Durations.saturatedAdd(settings.periodNanos(), this.times[first] - at));
 	}
 
 	@Override
-	public long idleAt(WindowSettings settings) {
-		return (this.times.length == 0) ? Long.MIN_VALUE
-				: Durations.saturatedAdd(this.times[this.times.length - 1], settings.periodNanos());
+	public String toString() {
+		return "WindowLog" + Arrays.toString(Arrays.copyOfRange(this.times, this.head, this.tail));
 	}
 
 }

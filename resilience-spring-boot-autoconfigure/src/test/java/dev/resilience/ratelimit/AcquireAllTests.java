@@ -208,10 +208,12 @@ class AcquireAllTests {
 	@Test
 	void aLimiterThatThrowsGivesBackWhatTheOthersTook() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.store("broken", (name, settings, ticker) -> new FailingStore())
 			.limiter("a", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.limiter("failing", RateLimiterSettings.builder().store("broken").window(100, Duration.ofSeconds(1)).build())
 			.build();
 		RateLimiter a = registry.get("a");
-		RateLimiter failing = new FailingLimiter();
+		RateLimiter failing = registry.get("failing");
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> registry.acquireAll(
 				List.of(new RateLimitRequest(a, "k", 1, Duration.ZERO), new RateLimitRequest(failing, "k", 1, Duration.ZERO))))
 			.withMessage("store down");
@@ -223,36 +225,26 @@ class AcquireAllTests {
 				new RateLimitRequest(registry.get("b"), "k", 1, maxWait));
 	}
 
-	/** A limiter whose store fails on every decision. */
-	private static final class FailingLimiter implements RateLimiter {
+	/** A store that fails on every decision. */
+	private static final class FailingStore implements RateLimitStore {
 
 		@Override
-		public String getName() {
-			return "failing";
-		}
-
-		@Override
-		public RateLimiterSettings getSettings() {
-			return HUNDRED_PER_SECOND;
-		}
-
-		@Override
-		public String getStoreType() {
+		public String getType() {
 			return "broken";
 		}
 
 		@Override
-		public RateLimitDecision tryAcquire(String key, int cost) {
+		public Reservation reserve(String key, long cost, long maxWaitNanos) {
 			throw new IllegalStateException("store down");
 		}
 
 		@Override
-		public Permit acquire(String key, int cost, Duration maxWait) {
+		public RateLimitDecision tryAcquire(String key, long cost) {
 			throw new IllegalStateException("store down");
 		}
 
 		@Override
-		public Reservation reserve(String key, int cost, Duration maxWait) {
+		public void awaitPermit(String key, long nanos) {
 			throw new IllegalStateException("store down");
 		}
 
@@ -263,11 +255,6 @@ class AcquireAllTests {
 
 		@Override
 		public void reset(String key) {
-		}
-
-		@Override
-		public java.util.OptionalLong getKeyCount() {
-			return java.util.OptionalLong.empty();
 		}
 
 	}

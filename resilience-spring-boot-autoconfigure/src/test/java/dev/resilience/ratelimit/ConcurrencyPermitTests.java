@@ -29,11 +29,45 @@ class ConcurrencyPermitTests {
 		assertThat(ex.getDecision().getInFlight()).isEqualTo(2);
 		assertThat(ex.getDecision().getMaxConcurrent()).isEqualTo(2);
 		assertThat(ex.getDecision().getRemaining()).isZero();
-		assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(10));
+		// no permit returned yet, and the oldest was taken just now: the shortest Retry-After
+		assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMillis(1));
 		first.close();
 		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(1);
 		limiter.acquire("k", 1, Duration.ZERO);
 		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
+	}
+
+	@Test
+	void retryAfterForWantOfAPermitIsTheTypicalHoldTimeLeftNotTheLeaseTimeout() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		for (int i = 0; i < 3; i++) {
+			Permit permit = limiter.acquire("k", 1, Duration.ZERO);
+			this.ticker.advance(Duration.ofMillis(200));
+			permit.close();
+		}
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(50));
+		RateLimitExceededException busy = catchThrowableOfType(RateLimitExceededException.class,
+				() -> limiter.acquire("k", 1, Duration.ZERO));
+		assertThat(busy.getRetryAfter()).isEqualTo(Duration.ofMillis(150));
+		assertThat(busy.getDecision().isConcurrencyLimited()).isTrue();
+		// a holder past the typical time is expected back within another typical hold
+		this.ticker.advance(Duration.ofMillis(250));
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(200));
+	}
+
+	@Test
+	void retryAfterForWantOfAPermitBeforeAnyReturnIsHowLongTheOldestHeldItSoFar() {
+		RateLimiter limiter = limiter(1, Duration.ofSeconds(30));
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofSeconds(2));
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofSeconds(2));
+		this.ticker.advance(Duration.ofSeconds(27));
+		// never later than the lease expires
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -74,7 +108,7 @@ class ConcurrencyPermitTests {
 		expired.close();
 		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(1);
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
-			.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(1));
 		current.close();
 		assertThat(limiter.inspect("k").getInFlight()).isZero();
 	}

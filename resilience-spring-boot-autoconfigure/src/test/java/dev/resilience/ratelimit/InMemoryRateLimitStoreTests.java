@@ -33,42 +33,40 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
-	void storeForgetsBucketKeyExactlyWhenItIsFullAgain() {
+	void idleHorizonCoversRefillWindowsLeasesAndMaxWait() {
+		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
+			.tokenBucket(10, 3, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
+			.build())).isEqualTo(Duration.ofSeconds(4).toNanos() + 1);
+		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
+			.tokenBucket(10, 4, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(5, Duration.ofSeconds(2))
+			.maxWait(Duration.ofMillis(300))
+			.build())).isEqualTo(Duration.ofMillis(3300).toNanos() + 1);
+		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
+			.window(5, Duration.ofSeconds(7))
+			.maxConcurrent(1, Duration.ofSeconds(9))
+			.build())).isEqualTo(Duration.ofSeconds(9).toNanos() + 1);
+		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
+			.window(5, Duration.ofSeconds(7))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build())).isEqualTo(Duration.ofSeconds(14).toNanos() + 1);
+	}
+
+	@Test
+	void storeForgetsBucketKeyOnceIdleForItsHorizonAndNotBefore() {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
 			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 			.build());
 		take(store, "a");
-		assertThat(store.size()).isEqualTo(1);
-		this.ticker.set(Duration.ofSeconds(1).minusNanos(1));
-		assertThat(store.size()).isEqualTo(1);
 		this.ticker.set(Duration.ofSeconds(1));
-		assertThat(store.size()).isZero();
+		take(store, "a");
+		assertThat(size(store)).isEqualTo(1);
+		// full again 2s after the last use; Caffeine records accesses to within a second
+		this.ticker.set(Duration.ofSeconds(3));
+		assertThat(size(store)).isEqualTo(1);
+		this.ticker.set(Duration.ofSeconds(4).plusNanos(1));
+		assertThat(size(store)).isZero();
 		assertThat(store.inspect("a").getRemaining()).isEqualTo(2);
-	}
-
-	@Test
-	void storeForgetsWindowKeyOnePeriodAfterItsLastEntry() {
-		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(3, Duration.ofSeconds(1)).build());
-		take(store, "a");
-		this.ticker.set(Duration.ofMillis(400));
-		take(store, "a");
-		this.ticker.set(Duration.ofMillis(1400).minusNanos(1));
-		assertThat(store.size()).isEqualTo(1);
-		this.ticker.set(Duration.ofMillis(1400));
-		assertThat(store.size()).isZero();
-	}
-
-	@Test
-	void storeForgetsCounterKeyWhenBothFixedWindowsAreEmpty() {
-		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
-			.window(3, Duration.ofSeconds(1))
-			.windowAlgorithm(WindowAlgorithm.COUNTER)
-			.build());
-		take(store, "a");
-		this.ticker.set(Duration.ofSeconds(2).minusNanos(1));
-		assertThat(store.size()).isEqualTo(1);
-		this.ticker.set(Duration.ofSeconds(2));
-		assertThat(store.size()).isZero();
 	}
 
 	@Test
@@ -80,11 +78,11 @@ class InMemoryRateLimitStoreTests {
 		for (int i = 0; i < 10_000; i++) {
 			assertThat(take(store, "key-" + i)).isEqualTo("ok 4");
 		}
-		assertThat(store.size()).isEqualTo(10_000);
-		this.ticker.set(Duration.ofMillis(500).minusNanos(1));
-		assertThat(store.size()).isEqualTo(10_000);
-		this.ticker.set(Duration.ofMillis(500));
-		assertThat(store.size()).isZero();
+		assertThat(size(store)).isEqualTo(10_000);
+		this.ticker.set(Duration.ofSeconds(2));
+		assertThat(size(store)).isEqualTo(10_000);
+		this.ticker.set(Duration.ofSeconds(2).plusNanos(1));
+		assertThat(size(store)).isZero();
 	}
 
 	@Test
@@ -95,24 +93,53 @@ class InMemoryRateLimitStoreTests {
 			.build());
 		store.reserve("a", 1, 0);
 		this.ticker.set(Duration.ofSeconds(5).minusNanos(1));
-		assertThat(store.size()).isEqualTo(1);
 		assertThat(store.reserve("a", 1, 0).getDecision().isPermitted()).isFalse();
 		this.ticker.set(Duration.ofSeconds(5));
-		assertThat(store.size()).isZero();
 		assertThat(store.reserve("a", 1, 0).getDecision().isPermitted()).isTrue();
+		assertThat(size(store)).isEqualTo(1);
 	}
 
 	@Test
-	void storeForgetsConcurrencyOnlyKeyWhenItsLastPermitIsReturned() {
+	void floodOfDistinctKeysIsBoundedByMaxKeys() {
+		// 10,000 new keys on a limiter refilling over an hour: idle expiry alone would hold them all.
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
-			.maxConcurrent(2, Duration.ofSeconds(5))
+			.tokenBucket(10, 10, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(1_000)
 			.build());
-		Reservation first = store.reserve("a", 1, 0);
-		Reservation second = store.reserve("a", 1, 0);
-		first.release();
-		assertThat(store.size()).isEqualTo(1);
-		second.release();
-		assertThat(store.size()).isZero();
+		for (int i = 0; i < 10_000; i++) {
+			assertThat(take(store, "attacker-" + i)).isEqualTo("ok 9");
+		}
+		assertThat(size(store)).isEqualTo(1_000);
+	}
+
+	@Test
+	void sharedBucketIsNotAKeyAndIsNeverForgotten() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		assertThat(take(store, "")).isEqualTo("ok 1");
+		assertThat(size(store)).isZero();
+		this.ticker.set(Duration.ofMillis(500));
+		assertThat(take(store, "")).isEqualTo("ok 0");
+		assertThat(take(store, "")).isEqualTo("error 0");
+		store.reset("");
+		assertThat(take(store, "")).isEqualTo("ok 1");
+	}
+
+	@Test
+	void tickerNearTheEndOfItsRangeWorks() {
+		this.ticker.set(Long.MAX_VALUE - Duration.ofMillis(500).toNanos());
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(1, Duration.ofSeconds(1))
+			.build());
+		assertThat(take(store, "a")).isEqualTo("ok 0");
+		this.ticker.advance(Duration.ofMillis(400));
+		RateLimitDecision rejected = store.reserve("a", 1, 0).getDecision();
+		assertThat(rejected.isPermitted()).isFalse();
+		assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofMillis(600));
+		this.ticker.advance(Duration.ofMillis(600));
+		assertThat(take(store, "a")).isEqualTo("ok 0");
 	}
 
 	@Test
@@ -121,7 +148,7 @@ class InMemoryRateLimitStoreTests {
 		take(store, "a");
 		take(store, "b");
 		store.reset("a");
-		assertThat(store.size()).isEqualTo(1);
+		assertThat(size(store)).isEqualTo(1);
 		assertThat(take(store, "a")).isEqualTo("ok 0");
 		assertThat(take(store, "b")).isEqualTo("error 0");
 	}
@@ -130,12 +157,16 @@ class InMemoryRateLimitStoreTests {
 	void inspectDoesNotCreateKeys() {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
 		assertThat(store.inspect("a").getRemaining()).isEqualTo(1);
-		assertThat(store.size()).isZero();
+		assertThat(size(store)).isZero();
 	}
 
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
+	}
+
+	private static long size(InMemoryRateLimitStore store) {
+		return store.keyCount().getAsLong();
 	}
 
 	private InMemoryRateLimitStore store(RateLimiterSettings settings) {

@@ -142,7 +142,7 @@ class SlidingWindowTests {
 		assertThat(third.getRetryAfter()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE - start));
 		long dayLater = start + Duration.ofDays(1).toNanos();
 		assertThat(callAt(store, dayLater, 1).getRetryAfter()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE - dayLater));
-		assertThat(store.size()).isEqualTo(1);
+		assertThat(store.keyCount().getAsLong()).isEqualTo(1);
 	}
 
 	private RateLimitDecision callAt(InMemoryRateLimitStore store, long nanos, long cost) {

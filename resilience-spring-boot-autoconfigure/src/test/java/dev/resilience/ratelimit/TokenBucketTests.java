@@ -79,14 +79,15 @@ class TokenBucketTests {
 	}
 
 	@Test
-	void tokenBucketNewIntervalBucketIsDatedOnTheSharedGrid() {
-		// ExWaiter's reading is 22 ms into a 50 ms period: the first refill comes 28 ms later, at the
-		// grid line every bucket with these settings shares, so a forgotten key keeps its refills.
+	void tokenBucketNewIntervalBucketStartsItsPeriodsAtFirstUse() {
+		// Keys first used at different times refill at different times: no burst of every key at
+		// one grid line.
 		TokenBucketSettings settings = interval(1, 1, Duration.ofMillis(50));
-		assertThat(TokenBucket.full(settings, T0)).isEqualTo(new State(1, T0 - ms(22)));
+		assertThat(TokenBucket.full(settings, T0)).isEqualTo(new State(1, T0));
 		Result taken = TokenBucket.tryTake(settings, TokenBucket.full(settings, T0), T0, 1);
-		assertThat(taken.nanosUntilRefill()).isEqualTo(ms(28));
-		assertThat(TokenBucket.full(settings, -ms(1))).isEqualTo(new State(1, -ms(50)));
+		assertThat(taken.nanosUntilRefill()).isEqualTo(ms(50));
+		Result later = TokenBucket.tryTake(settings, TokenBucket.full(settings, T0 + ms(7)), T0 + ms(7), 1);
+		assertThat(later.nanosUntilRefill()).isEqualTo(ms(50));
 	}
 
 	@Test

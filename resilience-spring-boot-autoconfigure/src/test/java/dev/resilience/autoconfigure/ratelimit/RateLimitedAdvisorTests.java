@@ -273,7 +273,7 @@ class RateLimitedAdvisorTests {
 					assertThat(ex.getLimiterName()).isEqualTo("pool");
 					assertThat(ex.getDecision().getInFlight()).isEqualTo(1);
 					assertThat(ex.getDecision().getMaxConcurrent()).isEqualTo(1);
-					assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMinutes(1));
+					assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofMillis(1));
 				});
 			assertThat(context.getBean(RateLimiterRegistry.class).get("pool").inspect("").getInFlight()).isZero();
 		});

@@ -129,7 +129,7 @@ class RateLimitMvcTests {
 			MockMvc mvc = mockMvc(context);
 			mvc.perform(get("/nested"))
 				.andExpect(status().isTooManyRequests())
-				.andExpect(header().string("Retry-After", "60"))
+				.andExpect(header().string("Retry-After", "1"))
 				.andExpect(header().doesNotExist("RateLimit-Policy"))
 				.andExpect(header().doesNotExist("RateLimit"))
 				.andExpect(jsonPath("$.limiter").value("concurrent"));

@@ -1,0 +1,25 @@
+package dev.resilience.ratelimit;
+
+/**
+ * What an admitted call took, so that it can be given back exactly: its sequence number (naming
+ * its window entries and lease), its cost and time, and the bucket before and after it.
+ */
+final class Ticket {
+
+	long sequence;
+
+	long cost;
+
+	long at;
+
+	long tokensBefore;
+
+	long updatedAtBefore;
+
+	long tokensAfter;
+
+	long updatedAtAfter;
+
+	int fillsAfter;
+
+}
