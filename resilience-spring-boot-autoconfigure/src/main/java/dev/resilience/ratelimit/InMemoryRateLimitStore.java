@@ -101,7 +101,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return RateLimiterSettings.MEMORY_STORE;
 	}
 
-	private KeyState state(String key) {
+	KeyState state(String key) {
 		if (key.isEmpty()) {
 			return this.shared;
 		}
@@ -138,17 +138,24 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void awaitPermit(String key, long nanos) throws InterruptedException {
 		KeyState state = state(key);
-		long deadline = System.nanoTime() + nanos;
+		long reading = now();
 		synchronized (state) {
+			Leases leases = state.leases;
+			if (leases == null || leases.size() == 0) {
+				return;
+			}
+			// Wait at most until the oldest lease expires: then a permit is free for sure.
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(this.settings.leaseTimeout()))
+					- state.observe(reading);
+			long deadline = System.nanoTime() + Math.min(nanos, untilExpiry);
 			long admissions = state.admissions;
-			int inFlight = (state.leases != null) ? state.leases.size() : 0;
+			int inFlight = leases.size();
 			state.permitWaiters++;
 			try {
-				long left = nanos;
-				// Woken by a returned permit: stop once fewer permits are held than when we began, or
-				// somebody else was admitted (and took the returned one first).
-				while (left > 0 && state.admissions == admissions && state.leases != null
-						&& state.leases.size() >= inFlight) {
+				// Woken by a returned permit of this key: stop once fewer permits are held than when
+				// we began, or somebody was admitted (and took the returned one first).
+				long left = deadline - System.nanoTime();
+				while (left > 0 && state.admissions == admissions && leases.size() >= inFlight) {
 					TimeUnit.NANOSECONDS.timedWait(state, left);
 					left = deadline - System.nanoTime();
 				}

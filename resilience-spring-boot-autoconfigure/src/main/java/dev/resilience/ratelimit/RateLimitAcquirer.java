@@ -180,8 +180,7 @@ final class RateLimitAcquirer {
 			return false;
 		}
 		try {
-			((StoreRateLimiter) request.limiter()).awaitPermit(request.key(),
-					Math.min(left, Math.max(1, rejection.getDecision().getRetryAfter().toNanos())));
+			((StoreRateLimiter) request.limiter()).awaitPermit(request.key(), left);
 			return true;
 		}
 		catch (InterruptedException ex) {

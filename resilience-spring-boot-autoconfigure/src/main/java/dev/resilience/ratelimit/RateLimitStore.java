@@ -39,8 +39,7 @@ public interface RateLimitStore {
 
 	/**
 	 * After a rejection for want of a concurrency permit alone: waits until a permit of the key
-	 * is returned or the time is up, whichever comes first. A lease that expires meanwhile does
-	 * not end the wait; callers bound it by the rejection's Retry-After.
+	 * is returned, the oldest lease of the key expires or the time is up, whichever comes first.
 	 * @param key the key
 	 * @param nanos the longest wait
 	 * @throws InterruptedException if the thread is interrupted while waiting

@@ -89,6 +89,23 @@ class RateLimiterSettingsTests {
 	}
 
 	@Test
+	void buildRejectsTwoWindowsWithTheSamePeriodAndNonPositiveMaxKeys() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimiterSettings.builder()
+				.window(5, Duration.ofSeconds(1))
+				.window(8, Duration.ofSeconds(2))
+				.window(3, Duration.ofMillis(1000))
+				.build())
+			.withMessage("windows[0] and windows[2] both have the period PT1S; a limiter's windows need distinct "
+					+ "periods (the tighter limit alone has the same effect)");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimiterSettings.builder().window(5, Duration.ofSeconds(1)).maxKeys(0).build())
+			.withMessage("max-keys must be positive but was 0");
+		assertThat(RateLimiterSettings.builder().window(5, Duration.ofSeconds(1)).maxKeys(1).build().maxKeys()).isOne();
+		assertThat(RateLimiterSettings.builder().window(5, Duration.ofSeconds(1)).build().maxKeys()).isEqualTo(1_000_000);
+	}
+
+	@Test
 	void buildRejectsLimiterWithoutConstraint() {
 		assertThatIllegalArgumentException().isThrownBy(() -> RateLimiterSettings.builder().build())
 			.withMessage("a rate limiter needs at least one of token-bucket, windows or max-concurrent");

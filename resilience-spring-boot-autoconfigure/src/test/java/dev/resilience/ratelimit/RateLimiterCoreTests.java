@@ -1,0 +1,186 @@
+package dev.resilience.ratelimit;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ManualTicker;
+import dev.resilience.Ticker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/** The limiter's behaviour at its edges: waiting for permits, keys, inspection and serialization. */
+class RateLimiterCoreTests {
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	@Test
+	void aReturnedPermitWakesOnlyTheWaitersOfItsKey() throws Exception {
+		AtomicInteger asksForA = new AtomicInteger();
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.store("counting", (name, settings, ticker) -> new CountingStore(new InMemoryRateLimitStore(name, settings, ticker),
+					"a", asksForA))
+			.limiter("c", RateLimiterSettings.builder().store("counting").maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build();
+		RateLimiter limiter = registry.get("c");
+		Permit heldA = limiter.acquire("a", 1, Duration.ZERO);
+		Permit heldB = limiter.acquire("b", 1, Duration.ZERO);
+		CompletableFuture<Permit> waiter = CompletableFuture.supplyAsync(() -> limiter.acquire("a", 1, Duration.ofSeconds(20)));
+		await().atMost(Duration.ofSeconds(10)).until(() -> asksForA.get() == 3);
+		heldB.close();
+		TimeUnit.MILLISECONDS.sleep(300);
+		// A permit of "b" came back: the waiter for "a" slept on and asked nothing more.
+		assertThat(asksForA.get()).isEqualTo(3);
+		assertThat(waiter).isNotDone();
+		heldA.close();
+		waiter.get(10, TimeUnit.SECONDS).close();
+		assertThat(asksForA.get()).isEqualTo(4);
+		assertThat(limiter.inspect("a").getInFlight()).isZero();
+	}
+
+	@Test
+	void acquireAllRejectsTheSameLimiterAndKeyTwiceAtOnce() {
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build();
+		RateLimiter limiter = registry.get("c");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> registry.acquireAll(List.of(new RateLimitRequest(limiter, "k", 1, Duration.ofSeconds(30)),
+					new RateLimitRequest(limiter, "k", 1, Duration.ofSeconds(30)))))
+			.withMessage("Rate limiter 'c' is asked twice for key 'k' (requests 0 and 1); a call would count twice and "
+					+ "could wait for its own permit: combine them into one request");
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		registry.acquireAll(List.of(new RateLimitRequest(limiter, "k", 1, Duration.ZERO),
+				new RateLimitRequest(limiter, "other", 1, Duration.ZERO))).close();
+	}
+
+	@Test
+	void inspectOfAnExhaustedKeyIsNotPermitted() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
+				RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
+		assertThat(limiter.inspect("k").isPermitted()).isTrue();
+		limiter.tryAcquire("k", 1);
+		RateLimitDecision exhausted = limiter.inspect("k");
+		assertThat(exhausted.isPermitted()).isFalse();
+		assertThat(exhausted.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(exhausted.getRemaining()).isZero();
+		this.ticker.set(Duration.ofSeconds(1));
+		assertThat(limiter.inspect("k").isPermitted()).isTrue();
+	}
+
+	@Test
+	void inspectOfAKeyWithEveryPermitTakenIsNotPermitted() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
+				RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build());
+		try (Permit permit = limiter.acquire("k", 1)) {
+			RateLimitDecision busy = limiter.inspect("k");
+			assertThat(busy.isPermitted()).isFalse();
+			assertThat(busy.isConcurrencyLimited()).isTrue();
+		}
+		assertThat(limiter.inspect("k").isPermitted()).isTrue();
+	}
+
+	@Test
+	void intervalBucketsOfKeysFirstUsedAtDifferentTimesRefillAtDifferentTimes() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofMillis(100), RefillStrategy.INTERVAL)
+			.build());
+		assertThat(limiter.tryAcquire("early", 1).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(30));
+		assertThat(limiter.tryAcquire("late", 1).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(100));
+		assertThat(limiter.tryAcquire("early", 1).isPermitted()).isTrue();
+		RateLimitDecision late = limiter.tryAcquire("late", 1);
+		assertThat(late.isPermitted()).isFalse();
+		assertThat(late.getRetryAfter()).isEqualTo(Duration.ofMillis(30));
+		this.ticker.set(Duration.ofMillis(130));
+		assertThat(limiter.tryAcquire("late", 1).isPermitted()).isTrue();
+	}
+
+	@Test
+	void rejectionSurvivesSerialization() throws Exception {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
+				RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		limiter.tryAcquire("alice", 1);
+		RateLimitExceededException original = new RateLimitExceededException(limiter.tryAcquire("alice", 1));
+		ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+		try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+			out.writeObject(original);
+		}
+		RateLimitExceededException copy;
+		try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+			copy = (RateLimitExceededException) in.readObject();
+		}
+		assertThat(copy.getLimiterName()).isEqualTo("api");
+		assertThat(copy.getKey()).isEqualTo("alice");
+		assertThat(copy.getRetryAfter()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(copy.getMessage()).isEqualTo(original.getMessage());
+		assertThat(copy.getDecision().isPermitted()).isFalse();
+		assertThat(copy.getDecision().getRetryAfter()).isEqualTo(Duration.ofSeconds(2));
+		assertThat(copy.getDecision().getLimiterName()).isEqualTo("api");
+	}
+
+	@Test
+	void idleKeysAreForgottenWhileTheLimiterIsIdle() {
+		// Real time: nobody calls the limiter again, yet its idle key goes (Caffeine's scheduler).
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore("api",
+				RateLimiterSettings.builder().window(1, Duration.ofMillis(10)).build(), Ticker.system());
+		WeakReference<KeyState> key = new WeakReference<>(store.state("idle"));
+		assertThat(store.tryAcquire("idle", 1).isPermitted()).isTrue();
+		await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(() -> {
+			System.gc();
+			return key.get() == null;
+		});
+	}
+
+	/** Counts the decisions asked of one key, to see who wakes up. */
+	private record CountingStore(RateLimitStore delegate, String countedKey, AtomicInteger asks)
+			implements RateLimitStore {
+
+		@Override
+		public String getType() {
+			return "counting";
+		}
+
+		@Override
+		public Reservation reserve(String key, long cost, long maxWaitNanos) {
+			if (key.equals(this.countedKey)) {
+				this.asks.incrementAndGet();
+			}
+			return this.delegate.reserve(key, cost, maxWaitNanos);
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String key, long cost) {
+			return this.delegate.tryAcquire(key, cost);
+		}
+
+		@Override
+		public void awaitPermit(String key, long nanos) throws InterruptedException {
+			this.delegate.awaitPermit(key, nanos);
+		}
+
+		@Override
+		public RateLimitDecision inspect(String key) {
+			return this.delegate.inspect(key);
+		}
+
+		@Override
+		public void reset(String key) {
+			this.delegate.reset(key);
+		}
+
+	}
+
+}
