@@ -28,8 +28,12 @@ final class LimiterAlgorithm {
 		prune(settings, state, now);
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		long at = now;
+		TokenBucket.State refilled = null;
 		if (bucketSettings != null) {
-			at = TokenBucket.availableAt(bucketSettings, state.bucket(), now, cost);
+			refilled = TokenBucket.refill(bucketSettings, state.bucket(), now);
+			if (refilled.updatedAt() > now || refilled.tokens() < cost) {
+				at = TokenBucket.availableAt(bucketSettings, refilled, now, cost);
+			}
 		}
 		SlidingWindow[] windows = state.windows;
 		if (windows != null) {
@@ -47,9 +51,12 @@ final class LimiterAlgorithm {
 			return describe(name, key, settings, state, now, permitted, 0, permitted ? 0 : retryAfter,
 					concurrencyFull && wait <= maxWaitNanos);
 		}
-		if (bucketSettings != null) {
+		if (refilled != null) {
+			// The bucket is refilled to "now" already: again only for a call that waits.
 			TokenBucket.State before = state.bucket();
-			TokenBucket.State refilled = TokenBucket.refill(bucketSettings, before, at);
+			if (at != now) {
+				refilled = TokenBucket.refill(bucketSettings, before, at);
+			}
 			if (refilled.tokens() == bucketSettings.capacity() && before.tokens() < bucketSettings.capacity()) {
 				state.fills++;
 			}

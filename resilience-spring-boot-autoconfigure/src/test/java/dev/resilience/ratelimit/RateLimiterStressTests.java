@@ -137,4 +137,64 @@ class RateLimiterStressTests {
 		}
 	}
 
+	/**
+	 * Sixteen threads on two stacked limiters: four per-user keys of 30 each and one shared
+	 * window of 100. Calls the shared window rejects give their per-user share back, so exactly
+	 * 100 calls are admitted, every admitted call counted once by each limiter, none lost.
+	 */
+	@Test
+	void sixteenThreadsOnStackedLimitersAdmitExactlyTheSharedLimitAndGiveBackTheRest() throws Exception {
+		int threads = 16;
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("user", RateLimiterSettings.builder()
+				.tokenBucket(30, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+				.window(30, Duration.ofSeconds(1))
+				.build())
+			.limiter("shared", RateLimiterSettings.builder().window(100, Duration.ofSeconds(1)).build())
+			.build();
+		RateLimiter user = registry.get("user");
+		RateLimiter shared = registry.get("shared");
+		AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(4);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			CyclicBarrier start = new CyclicBarrier(threads);
+			for (int i = 0; i < threads; i++) {
+				int userIndex = i % 4;
+				workers.add(pool.submit(() -> {
+					start.await();
+					for (int call = 0; call < 200; call++) {
+						try (Permit permit = registry.acquireAll(List.of(
+								new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO),
+								new RateLimitRequest(shared, "", 1, Duration.ZERO)))) {
+							admittedPerUser.incrementAndGet(userIndex);
+						}
+						catch (RateLimitExceededException ex) {
+							// rejected: counted nowhere
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> worker : workers) {
+				worker.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		int total = 0;
+		for (int i = 0; i < 4; i++) {
+			int admitted = admittedPerUser.get(i);
+			assertThat(admitted).isLessThanOrEqualTo(30);
+			assertThat(user.inspect("user-" + i).getQuotas()).extracting(RateLimitDecision.Quota::remaining)
+				.containsExactly(30L - admitted, 30L - admitted);
+			total += admitted;
+		}
+		assertThat(total).isEqualTo(100);
+		assertThat(shared.inspect("").getRemaining()).isZero();
+	}
+
 }
