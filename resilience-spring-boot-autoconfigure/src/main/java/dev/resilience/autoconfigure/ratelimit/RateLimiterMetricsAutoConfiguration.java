@@ -19,7 +19,7 @@ public final class RateLimiterMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiterMetrics rateLimiterMetrics(MeterRegistry meterRegistry) {
+	RateLimiterMetrics resilienceRateLimiterMetrics(MeterRegistry meterRegistry) {
 		return new RateLimiterMetrics(meterRegistry);
 	}
 
