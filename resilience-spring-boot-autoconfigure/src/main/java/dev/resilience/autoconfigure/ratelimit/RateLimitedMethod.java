@@ -32,7 +32,7 @@ public final class RateLimitedMethod {
 	 * @param arguments the call's arguments, over which the keys are evaluated
 	 * @return the permit, to close when the call ends
 	 * @throws dev.resilience.ratelimit.RateLimitExceededException if a limiter rejects the call
-	 * @throws IllegalArgumentException if a key evaluates to {@code null}
+	 * @throws IllegalArgumentException if a key evaluates to {@code null} or an empty string
 	 */
 	public Permit acquire(@Nullable Object[] arguments) {
 		if (this.limits.size() == 1) {
@@ -62,7 +62,7 @@ public final class RateLimitedMethod {
 			return (this.key != null) ? this.key.getExpressionString() : "";
 		}
 
-		/** The key of one call: a null one would silently share one bucket. */
+		/** The key of one call: a null or empty one would silently share one bucket. */
 		String key(@Nullable Object[] arguments) {
 			MethodExpression expression = this.key;
 			if (expression == null) {
@@ -72,6 +72,9 @@ public final class RateLimitedMethod {
 			String key = (value != null) ? value.toString() : null;
 			if (key == null) {
 				throw invalidKey(expression, "null", "a null key");
+			}
+			if (key.isEmpty()) {
+				throw invalidKey(expression, "an empty string", "an empty key");
 			}
 			return key;
 		}
