@@ -53,6 +53,12 @@ public class RateLimiterProperties {
 	 */
 	private Duration maxWait = Duration.ZERO;
 
+	/**
+	 * Most keys the in-memory store holds; beyond it the least recently used keys are forgotten
+	 * (and start full again).
+	 */
+	private long maxKeys = 1_000_000;
+
 	public Store getStore() {
 		return this.store;
 	}
@@ -109,6 +115,14 @@ public class RateLimiterProperties {
 		this.maxWait = maxWait;
 	}
 
+	public long getMaxKeys() {
+		return this.maxKeys;
+	}
+
+	public void setMaxKeys(long maxKeys) {
+		this.maxKeys = maxKeys;
+	}
+
 	/**
 	 * Maps these properties to the settings of the limiter.
 	 * @param name the limiter's name, for error messages
@@ -117,11 +131,15 @@ public class RateLimiterProperties {
 	 */
 	public RateLimiterSettings toSettings(String name) {
 		String prefix = "resilience.rate-limiters." + name + ".";
+		if (this.maxKeys <= 0) {
+			throw new IllegalArgumentException(prefix + "max-keys must be positive but was " + this.maxKeys);
+		}
 		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
 			.store(this.store.id())
 			.windowAlgorithm(this.windowAlgorithm)
 			.maxConcurrent(this.maxConcurrent, this.leaseTimeout)
-			.maxWait(this.maxWait);
+			.maxWait(this.maxWait)
+			.maxKeys(this.maxKeys);
 		TokenBucket bucket = this.tokenBucket;
 		if (bucket != null) {
 			if (bucket.refillTokens == null) {

@@ -68,6 +68,11 @@ class ResilienceEndpointWebTests {
 			.tags("name", "metered", "outcome", "permitted", "store", "memory")
 			.counter()
 			.count()).isEqualTo(1.0);
+		assertThat(context.getBean(MeterRegistry.class)
+			.get("resilience.ratelimiter.keys")
+			.tags("name", "metered", "store", "memory")
+			.gauge()
+			.value()).isGreaterThanOrEqualTo(0.0);
 	}
 
 	@Test

@@ -136,6 +136,17 @@ class RateLimiterPropertiesStartupTests {
 	}
 
 	@Test
+	void runWhenMaxKeysIsZeroShouldFailNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.max-keys=0")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.contains("resilience.rate-limiters.x.max-keys must be positive but was 0");
+			});
+	}
+
+	@Test
 	void runWhenDurationDoesNotParseShouldFailNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
