@@ -27,10 +27,18 @@ public class ResilienceProperties {
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
 
+	/**
+	 * Returns {@code rate-limiters}.
+	 * @return the value
+	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
 	}
 
+	/**
+	 * Returns {@code aspect-order}.
+	 * @return the value
+	 */
 	public AspectOrder getAspectOrder() {
 		return this.aspectOrder;
 	}
@@ -48,10 +56,18 @@ public class ResilienceProperties {
 		 */
 		private int rateLimit = DEFAULT_RATE_LIMIT;
 
+		/**
+		 * Returns {@code rate-limit}.
+		 * @return the value
+		 */
 		public int getRateLimit() {
 			return this.rateLimit;
 		}
 
+		/**
+		 * Sets {@code rate-limit}.
+		 * @param rateLimit the value
+		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
 		}
