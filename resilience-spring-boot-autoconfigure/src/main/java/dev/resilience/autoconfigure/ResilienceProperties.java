@@ -17,6 +17,8 @@ public class ResilienceProperties {
 
 	/**
 	 * Rate limiters by name, as used by @RateLimited(name) and RateLimiterRegistry.get(name).
+	 * Each takes store, token-bucket, windows, window-algorithm, max-concurrent, lease-timeout,
+	 * max-wait and max-keys (the most keys the in-memory store holds, 1000000 by default).
 	 */
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
 
@@ -25,10 +27,18 @@ public class ResilienceProperties {
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
 
+	/**
+	 * Returns {@code rate-limiters}.
+	 * @return the value
+	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
 	}
 
+	/**
+	 * Returns {@code aspect-order}.
+	 * @return the value
+	 */
 	public AspectOrder getAspectOrder() {
 		return this.aspectOrder;
 	}
@@ -46,10 +56,18 @@ public class ResilienceProperties {
 		 */
 		private int rateLimit = DEFAULT_RATE_LIMIT;
 
+		/**
+		 * Returns {@code rate-limit}.
+		 * @return the value
+		 */
 		public int getRateLimit() {
 			return this.rateLimit;
 		}
 
+		/**
+		 * Sets {@code rate-limit}.
+		 * @param rateLimit the value
+		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
 		}

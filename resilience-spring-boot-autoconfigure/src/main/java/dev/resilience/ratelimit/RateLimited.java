@@ -44,7 +44,7 @@ public @interface RateLimited {
 	/**
 	 * SpEL over the arguments ({@code #customerId}, {@code #p0}, {@code #a0}) and beans
 	 * ({@code @bean}) choosing the bucket. Empty: one bucket for the limiter. An expression that
-	 * evaluates to {@code null} is an error.
+	 * evaluates to {@code null} or to an empty string is an error.
 	 * @return the key expression
 	 */
 	String key() default "";

@@ -11,6 +11,9 @@ import java.util.Map;
 import com.jayway.jsonpath.JsonPath;
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.ratelimit.RateLimiterSettings;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -37,6 +40,17 @@ class ConfigurationMetadataTests {
 			.singleElement()
 			.satisfies((property) -> assertThat(property.get("type")).isEqualTo(
 					"java.util.Map<java.lang.String,dev.resilience.autoconfigure.ratelimit.RateLimiterProperties>"));
+	}
+
+	@Test
+	void rateLimitersShouldDescribeEveryLimiterProperty() throws Exception {
+		assertThat(resilienceProperties()).filteredOn((property) -> "resilience.rate-limiters".equals(property.get("name")))
+			.singleElement()
+			.satisfies((property) -> assertThat((String) property.get("description")).contains("store", "token-bucket",
+					"windows", "window-algorithm", "max-concurrent", "lease-timeout", "max-wait",
+					"max-keys (the most keys the in-memory store holds, 1000000 by default)"));
+		assertThat(RateLimiterSettings.DEFAULT_MAX_KEYS).isEqualTo(1_000_000);
+		assertThat(new RateLimiterProperties().getMaxKeys()).isEqualTo(RateLimiterSettings.DEFAULT_MAX_KEYS);
 	}
 
 	@Test

@@ -7,25 +7,27 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.TokenBucketSettings;
 
 /**
- * The {@code resilience} endpoint: {@code GET /actuator/resilience} lists every rate limiter with
- * its settings and store; {@code GET /actuator/resilience/{limiter}?key=K} shows one key's state
- * without consuming anything, and {@code DELETE} on the same path resets that key. Without
- * {@code key}, the limiter's shared bucket (the empty key) is meant.
+ * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
+ * rate limiter with its settings and store; {@code GET /actuator/resilience/{limiter}?key=K}
+ * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
+ * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
+ * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
  */
-@WebEndpoint(id = "resilience")
+@Endpoint(id = "resilience", defaultAccess = Access.READ_ONLY)
 public class ResilienceEndpoint {
 
 	private final RateLimiterRegistry rateLimiters;
@@ -44,8 +46,8 @@ public class ResilienceEndpoint {
 	 */
 	@ReadOperation
 	public ResilienceDescriptor resilience() {
-		Map<String, RateLimiterSettings> limiters = new LinkedHashMap<>();
-		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), limiter.getSettings()));
+		Map<String, RateLimiterDescriptor> limiters = new LinkedHashMap<>();
+		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter)));
 		return new ResilienceDescriptor(limiters);
 	}
 
@@ -53,40 +55,96 @@ public class ResilienceEndpoint {
 	 * Shows one key's state without consuming anything.
 	 * @param limiter the limiter's name
 	 * @param key the key, or {@code null} for the shared bucket
-	 * @return the state, or 404 for an unknown limiter
+	 * @return the state, or {@code null} for an unknown limiter
 	 */
 	@ReadOperation
-	public WebEndpointResponse<KeyState> rateLimiterKey(@Selector String limiter, @Nullable String key) {
-		if (!this.rateLimiters.getNames().contains(limiter)) {
-			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
-		}
-		RateLimiter rateLimiter = this.rateLimiters.get(limiter);
-		return new WebEndpointResponse<>(KeyState.of(rateLimiter.inspect((key != null) ? key : "")));
+	public @Nullable KeyState rateLimiterKey(@Selector String limiter, @Nullable String key) {
+		RateLimiter rateLimiter = find(limiter);
+		return (rateLimiter != null) ? KeyState.of(rateLimiter.inspect(bucket(key))) : null;
 	}
 
 	/**
 	 * Resets one key, so its next call finds full buckets and empty windows.
 	 * @param limiter the limiter's name
 	 * @param key the key, or {@code null} for the shared bucket
-	 * @return the state after the reset, or 404 for an unknown limiter
+	 * @return the state after the reset, or {@code null} for an unknown limiter
 	 */
 	@DeleteOperation
-	public WebEndpointResponse<KeyState> resetRateLimiterKey(@Selector String limiter, @Nullable String key) {
-		if (!this.rateLimiters.getNames().contains(limiter)) {
-			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+	public @Nullable KeyState resetRateLimiterKey(@Selector String limiter, @Nullable String key) {
+		RateLimiter rateLimiter = find(limiter);
+		if (rateLimiter == null) {
+			return null;
 		}
-		RateLimiter rateLimiter = this.rateLimiters.get(limiter);
-		String bucket = (key != null) ? key : "";
-		rateLimiter.reset(bucket);
-		return new WebEndpointResponse<>(KeyState.of(rateLimiter.inspect(bucket)));
+		rateLimiter.reset(bucket(key));
+		return KeyState.of(rateLimiter.inspect(bucket(key)));
+	}
+
+	private @Nullable RateLimiter find(String name) {
+		return this.rateLimiters.getNames().contains(name) ? this.rateLimiters.get(name) : null;
+	}
+
+	private static String bucket(@Nullable String key) {
+		return (key != null) ? key : "";
 	}
 
 	/**
 	 * Everything the starter manages.
 	 *
-	 * @param rateLimiters the rate limiters' settings by name
+	 * @param rateLimiters the rate limiters by name
 	 */
-	public record ResilienceDescriptor(Map<String, RateLimiterSettings> rateLimiters) {
+	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters) {
+	}
+
+	/**
+	 * One rate limiter's settings, as configured under {@code resilience.rate-limiters.<name>}.
+	 *
+	 * @param store where the limiter keeps its state, such as {@code memory}
+	 * @param tokenBucket the token bucket, or {@code null} for none
+	 * @param windows the sliding windows
+	 * @param windowAlgorithm how the windows count: {@code LOG} or {@code COUNTER}
+	 * @param maxConcurrent the calls in flight per key, 0 for unlimited
+	 * @param leaseTimeout how long a concurrency permit lives when never returned
+	 * @param maxWait how long a call may wait for a permit
+	 * @param maxKeys the most keys an in-memory store holds
+	 */
+	public record RateLimiterDescriptor(String store, @Nullable TokenBucketDescriptor tokenBucket,
+			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent, Duration leaseTimeout,
+			Duration maxWait, long maxKeys) {
+
+		static RateLimiterDescriptor of(RateLimiter limiter) {
+			RateLimiterSettings settings = limiter.getSettings();
+			TokenBucketSettings bucket = settings.tokenBucket();
+			TokenBucketDescriptor tokenBucket = (bucket != null) ? new TokenBucketDescriptor(bucket.capacity(),
+					bucket.refillTokens(), bucket.refillPeriod(), bucket.refillStrategy().name()) : null;
+			List<WindowDescriptor> windows = settings.windows()
+				.stream()
+				.map((window) -> new WindowDescriptor(window.limit(), window.period()))
+				.toList();
+			return new RateLimiterDescriptor(limiter.getStoreType(), tokenBucket, windows,
+					settings.windowAlgorithm().name(), settings.maxConcurrent(), settings.leaseTimeout(),
+					settings.maxWait(), settings.maxKeys());
+		}
+
+	}
+
+	/**
+	 * A token bucket's settings.
+	 *
+	 * @param capacity the bucket size, which is the largest burst
+	 * @param refillTokens the tokens added per {@code refillPeriod}
+	 * @param refillPeriod the period over which {@code refillTokens} are added
+	 * @param refillStrategy {@code GREEDY} or {@code INTERVAL}
+	 */
+	public record TokenBucketDescriptor(long capacity, long refillTokens, Duration refillPeriod, String refillStrategy) {
+	}
+
+	/**
+	 * A sliding window's settings.
+	 *
+	 * @param limit the most cost admitted within any interval of length {@code period}
+	 * @param period the window's length
+	 */
+	public record WindowDescriptor(long limit, Duration period) {
 	}
 
 	/**

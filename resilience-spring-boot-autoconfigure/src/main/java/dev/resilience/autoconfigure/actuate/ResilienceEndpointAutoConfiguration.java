@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.actuate;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -12,7 +13,7 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
 /**
- * Auto-configuration of the {@code resilience} Actuator endpoint.
+ * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
  */
 @AutoConfiguration(after = RateLimiterAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
@@ -24,6 +25,14 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnBean(RateLimiterRegistry.class)
 	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters) {
 		return new ResilienceEndpoint(rateLimiters);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ResilienceEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	ResilienceEndpointWebExtension resilienceEndpointWebExtension(ResilienceEndpoint endpoint) {
+		return new ResilienceEndpointWebExtension(endpoint);
 	}
 
 }

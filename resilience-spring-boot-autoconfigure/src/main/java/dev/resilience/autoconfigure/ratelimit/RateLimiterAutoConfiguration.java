@@ -27,7 +27,7 @@ public final class RateLimiterAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiterRegistry rateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
+	RateLimiterRegistry resilienceRateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RateLimitListener> listeners) {
 		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder().ticker(ticker).sleeper(sleeper);
 		listeners.orderedStream().forEach(builder::listener);
@@ -41,7 +41,7 @@ public final class RateLimiterAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		static RateLimitedMethods rateLimitedMethods(RateLimiterRegistry registry,
+		static RateLimitedMethods resilienceRateLimitedMethods(RateLimiterRegistry registry,
 				ConfigurableListableBeanFactory beanFactory) {
 			return new RateLimitedMethods(registry, beanFactory);
 		}
@@ -49,7 +49,7 @@ public final class RateLimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-		static RateLimitedAdvisor rateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, Environment environment) {
+		static RateLimitedAdvisor resilienceRateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, Environment environment) {
 			// Read directly: binding the properties here would create them while post-processors
 			// are still being registered.
 			return new RateLimitedAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.rate-limit",

@@ -8,6 +8,7 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.RequestContextHolder;
 
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
@@ -15,9 +16,10 @@ import dev.resilience.ratelimit.RateLimitExceededException;
 /**
  * Turns an uncaught {@link RateLimitExceededException} into {@code 429 Too Many Requests} with a
  * {@link ProblemDetail} body and the {@code Retry-After}, {@code RateLimit-Policy} and
- * {@code RateLimit} header fields. Ordered last, so an application's own
- * {@code @ExceptionHandler} for the exception wins. The key is left out of the body: it may be
- * a customer id or an API key.
+ * {@code RateLimit} header fields. The rejecting decision's items replace those of the same
+ * policies that calls admitted earlier in the request added; other limiters' items stay. Ordered
+ * last, so an application's own {@code @ExceptionHandler} for the exception wins. The key is left
+ * out of the body: it may be a customer id or an API key.
  */
 @RestControllerAdvice
 @Order(Ordered.LOWEST_PRECEDENCE)
@@ -39,9 +41,10 @@ public class RateLimitExceptionHandler {
 		problem.setProperty("retryAfterSeconds", Long.parseLong(retryAfter));
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
-		if (!decision.getQuotas().isEmpty()) {
-			headers.set(RateLimitHeaders.POLICY, RateLimitHeaders.policy(decision));
-			headers.set(RateLimitHeaders.RATE_LIMIT, RateLimitHeaders.rateLimit(decision));
+		RateLimitHeaderItems items = RateLimitHeaderItems.of(RequestContextHolder.getRequestAttributes()).merge(decision);
+		if (!items.isEmpty()) {
+			headers.set(RateLimitHeaders.POLICY, items.policy());
+			headers.set(RateLimitHeaders.RATE_LIMIT, items.rateLimit());
 		}
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).headers(headers).body(problem);
 	}

@@ -29,7 +29,7 @@ public final class RateLimitHeaders {
 	public static String policy(RateLimitDecision decision) {
 		return decision.getQuotas()
 			.stream()
-			.map((quota) -> item(policyName(decision, quota)) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window())))
+			.map((quota) -> policyItem(decision, quota))
 			.collect(Collectors.joining(", "));
 	}
 
@@ -41,8 +41,28 @@ public final class RateLimitHeaders {
 	public static String rateLimit(RateLimitDecision decision) {
 		return decision.getQuotas()
 			.stream()
-			.map((quota) -> item(policyName(decision, quota)) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset()))
+			.map((quota) -> rateLimitItem(decision, quota))
 			.collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Returns one quota's {@code RateLimit-Policy} item, such as {@code "partner-api-5s";q=25;w=5}.
+	 * @param decision the decision the quota belongs to
+	 * @param quota the quota
+	 * @return the item
+	 */
+	public static String policyItem(RateLimitDecision decision, RateLimitDecision.Quota quota) {
+		return item(policyName(decision, quota)) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window()));
+	}
+
+	/**
+	 * Returns one quota's {@code RateLimit} item, such as {@code "partner-api-5s";r=0;t=3}.
+	 * @param decision the decision the quota belongs to
+	 * @param quota the quota
+	 * @return the item
+	 */
+	public static String rateLimitItem(RateLimitDecision decision, RateLimitDecision.Quota quota) {
+		return item(policyName(decision, quota)) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset());
 	}
 
 	/**

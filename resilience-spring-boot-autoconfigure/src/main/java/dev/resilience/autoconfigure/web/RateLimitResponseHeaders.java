@@ -12,7 +12,9 @@ import dev.resilience.ratelimit.RateLimiter;
 
 /**
  * Adds {@code RateLimit-Policy} and {@code RateLimit} to the response of the Spring MVC request
- * during which a call was admitted, so clients can pace themselves before they are rejected.
+ * during which a call was admitted, so clients can pace themselves before they are rejected: one
+ * item per policy, showing the state after the request's last call of that limiter, however many
+ * limited calls the request made.
  */
 public class RateLimitResponseHeaders implements RateLimitListener {
 
@@ -25,8 +27,9 @@ public class RateLimitResponseHeaders implements RateLimitListener {
 		if (attributes instanceof ServletRequestAttributes servletAttributes) {
 			HttpServletResponse response = servletAttributes.getResponse();
 			if (response != null && !response.isCommitted()) {
-				response.addHeader(RateLimitHeaders.POLICY, RateLimitHeaders.policy(decision));
-				response.addHeader(RateLimitHeaders.RATE_LIMIT, RateLimitHeaders.rateLimit(decision));
+				RateLimitHeaderItems items = RateLimitHeaderItems.of(servletAttributes).merge(decision);
+				response.setHeader(RateLimitHeaders.POLICY, items.policy());
+				response.setHeader(RateLimitHeaders.RATE_LIMIT, items.rateLimit());
 			}
 		}
 	}

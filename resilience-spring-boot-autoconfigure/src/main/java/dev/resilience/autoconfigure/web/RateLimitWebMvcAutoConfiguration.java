@@ -20,13 +20,13 @@ public final class RateLimitWebMvcAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitExceptionHandler rateLimitExceptionHandler() {
+	RateLimitExceptionHandler resilienceRateLimitExceptionHandler() {
 		return new RateLimitExceptionHandler();
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitResponseHeaders rateLimitResponseHeaders() {
+	RateLimitResponseHeaders resilienceRateLimitResponseHeaders() {
 		return new RateLimitResponseHeaders();
 	}
 

@@ -25,9 +25,18 @@ class ResilienceEndpointAutoConfigurationTests {
 				ResilienceEndpointAutoConfiguration.class));
 
 	@Test
-	void runWhenExposedShouldHaveEndpointBean() {
+	void runWhenExposedShouldHaveEndpointAndWebExtensionBeans() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=resilience")
-			.run((context) -> assertThat(context).hasSingleBean(ResilienceEndpoint.class));
+			.run((context) -> assertThat(context).hasSingleBean(ResilienceEndpoint.class)
+				.hasSingleBean(ResilienceEndpointWebExtension.class));
+	}
+
+	@Test
+	void runWhenExposedOnlyOverJmxShouldHaveEndpointButNoWebExtension() {
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=resilience")
+			.run((context) -> assertThat(context).hasSingleBean(ResilienceEndpoint.class)
+				.doesNotHaveBean(ResilienceEndpointWebExtension.class));
 	}
 
 	@Test

@@ -5,7 +5,6 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -14,11 +13,13 @@ import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.KeyState;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.QuotaState;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.RateLimiterDescriptor;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.ResilienceDescriptor;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.TokenBucketDescriptor;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.WindowDescriptor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
-import dev.resilience.ratelimit.RateLimiterSettings;
-import dev.resilience.ratelimit.RefillStrategy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,16 +42,14 @@ class ResilienceEndpointTests {
 	@Test
 	void resilienceShouldListLimitersWithTheirSettings() {
 		this.contextRunner.run((context) -> {
-			ResilienceEndpoint.ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
-			assertThat(descriptor.rateLimiters()).containsOnlyKeys("partner-api", "bucket");
+			ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
 			assertThat(descriptor.rateLimiters().keySet()).containsExactly("partner-api", "bucket");
-			assertThat(descriptor.rateLimiters().get("partner-api"))
-				.isEqualTo(RateLimiterSettings.builder().window(3, Duration.ofSeconds(5)).build());
-			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(RateLimiterSettings.builder()
-				.tokenBucket(10, 5, Duration.ofSeconds(1), RefillStrategy.GREEDY)
-				.maxConcurrent(2, Duration.ofMinutes(1))
-				.maxWait(Duration.ofSeconds(1))
-				.build());
+			assertThat(descriptor.rateLimiters().get("partner-api")).isEqualTo(new RateLimiterDescriptor("memory", null,
+					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, Duration.ofMinutes(1), Duration.ZERO,
+					1_000_000));
+			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(new RateLimiterDescriptor("memory",
+					new TokenBucketDescriptor(10, 5, Duration.ofSeconds(1), "GREEDY"), List.of(), "LOG", 2,
+					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000));
 		});
 	}
 
@@ -61,13 +60,12 @@ class ResilienceEndpointTests {
 			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner-api");
 			limiter.tryAcquire("alice", 1);
 			context.getBean(TestTicker.class).advance(Duration.ofSeconds(2));
-			WebEndpointResponse<KeyState> first = endpoint.rateLimiterKey("partner-api", "alice");
-			WebEndpointResponse<KeyState> second = endpoint.rateLimiterKey("partner-api", "alice");
-			assertThat(first.getStatus()).isEqualTo(200);
+			KeyState first = endpoint.rateLimiterKey("partner-api", "alice");
+			KeyState second = endpoint.rateLimiterKey("partner-api", "alice");
 			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0,
 					List.of(new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
-			assertThat(first.getBody()).isEqualTo(expected);
-			assertThat(second.getBody()).isEqualTo(expected);
+			assertThat(first).isEqualTo(expected);
+			assertThat(second).isEqualTo(expected);
 			assertThat(limiter.inspect("alice").getRemaining()).isEqualTo(2);
 		});
 	}
@@ -77,7 +75,7 @@ class ResilienceEndpointTests {
 		this.contextRunner.run((context) -> {
 			ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 			context.getBean(RateLimiterRegistry.class).get("partner-api").tryAcquire("", 2);
-			KeyState state = endpoint.rateLimiterKey("partner-api", null).getBody();
+			KeyState state = endpoint.rateLimiterKey("partner-api", null);
 			assertThat(state.key()).isEmpty();
 			assertThat(state.remaining()).isEqualTo(1);
 		});
@@ -89,7 +87,7 @@ class ResilienceEndpointTests {
 			ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("bucket");
 			try (var permit = limiter.acquire("k", 3)) {
-				KeyState state = endpoint.rateLimiterKey("bucket", "k").getBody();
+				KeyState state = endpoint.rateLimiterKey("bucket", "k");
 				assertThat(state.inFlight()).isEqualTo(1);
 				assertThat(state.maxConcurrent()).isEqualTo(2);
 				assertThat(state.quotas()).containsExactly(
@@ -97,7 +95,7 @@ class ResilienceEndpointTests {
 				assertThat(state.remaining()).isEqualTo(1);
 				assertThat(state.limit()).isEqualTo(2);
 			}
-			assertThat(endpoint.rateLimiterKey("bucket", "k").getBody().inFlight()).isZero();
+			assertThat(endpoint.rateLimiterKey("bucket", "k").inFlight()).isZero();
 		});
 	}
 
@@ -109,10 +107,9 @@ class ResilienceEndpointTests {
 			limiter.tryAcquire("alice", 3);
 			limiter.tryAcquire("bob", 1);
 			assertThat(limiter.tryAcquire("alice", 1).isPermitted()).isFalse();
-			WebEndpointResponse<KeyState> reset = endpoint.resetRateLimiterKey("partner-api", "alice");
-			assertThat(reset.getStatus()).isEqualTo(200);
-			assertThat(reset.getBody().remaining()).isEqualTo(3);
-			assertThat(reset.getBody().quotas()).containsExactly(
+			KeyState reset = endpoint.resetRateLimiterKey("partner-api", "alice");
+			assertThat(reset.remaining()).isEqualTo(3);
+			assertThat(reset.quotas()).containsExactly(
 					new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 3, Duration.ZERO));
 			assertThat(limiter.tryAcquire("alice", 3).isPermitted()).isTrue();
 			assertThat(limiter.inspect("bob").getRemaining()).isEqualTo(2);
@@ -120,12 +117,23 @@ class ResilienceEndpointTests {
 	}
 
 	@Test
-	void unknownLimiterShouldBeNotFound() {
+	void unknownLimiterShouldBeNull() {
 		this.contextRunner.run((context) -> {
 			ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
-			assertThat(endpoint.rateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
-			assertThat(endpoint.rateLimiterKey("nope", "alice").getBody()).isNull();
-			assertThat(endpoint.resetRateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
+			assertThat(endpoint.rateLimiterKey("nope", "alice")).isNull();
+			assertThat(endpoint.resetRateLimiterKey("nope", "alice")).isNull();
+		});
+	}
+
+	@Test
+	void webExtensionShouldAnswerNotFoundForAnUnknownLimiter() {
+		this.contextRunner.run((context) -> {
+			ResilienceEndpointWebExtension extension = context.getBean(ResilienceEndpointWebExtension.class);
+			assertThat(extension.rateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
+			assertThat(extension.rateLimiterKey("nope", "alice").getBody()).isNull();
+			assertThat(extension.resetRateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
+			assertThat(extension.rateLimiterKey("partner-api", "alice").getStatus()).isEqualTo(200);
+			assertThat(extension.rateLimiterKey("partner-api", "alice").getBody().remaining()).isEqualTo(3);
 		});
 	}
 

@@ -32,11 +32,12 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 
 /**
  * Tests the {@code resilience} endpoint over HTTP, in a Spring Boot application whose
- * auto-configuration comes from the starter's {@code AutoConfiguration.imports}. The context is
- * shared by the tests, so each uses its own key.
+ * auto-configuration comes from the starter's {@code AutoConfiguration.imports}, with write
+ * access granted. The context is shared by the tests, so each uses its own key.
  */
 @SpringBootTest(classes = ResilienceEndpointWebTests.TestApplication.class,
 		properties = { "management.endpoints.web.exposure.include=resilience",
+				"management.endpoint.resilience.access=unrestricted",
 				"resilience.rate-limiters.partner-api.windows[0].limit=3",
 				"resilience.rate-limiters.partner-api.windows[0].period=5s",
 				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=5",
@@ -59,6 +60,7 @@ class ResilienceEndpointWebTests {
 		assertThat(context.getBeansOfType(RateLimitExceptionHandler.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitResponseHeaders.class)).hasSize(1);
 		assertThat(context.getBeansOfType(ResilienceEndpoint.class)).hasSize(1);
+		assertThat(context.getBeansOfType(ResilienceEndpointWebExtension.class)).hasSize(1);
 		// The registry reports to the application's own meter registry.
 		this.registry.get("metered").tryAcquire("", 1);
 		assertThat(context.getBean(MeterRegistry.class)
@@ -66,6 +68,11 @@ class ResilienceEndpointWebTests {
 			.tags("name", "metered", "outcome", "permitted", "store", "memory")
 			.counter()
 			.count()).isEqualTo(1.0);
+		assertThat(context.getBean(MeterRegistry.class)
+			.get("resilience.ratelimiter.keys")
+			.tags("name", "metered", "store", "memory")
+			.gauge()
+			.value()).isGreaterThanOrEqualTo(0.0);
 	}
 
 	@Test
@@ -82,6 +89,7 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxConcurrent").value(0))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.leaseTimeout").value("PT1M"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxWait").value("PT0S"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.maxKeys").value(1_000_000))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.capacity").value(5))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillTokens").value(5))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillPeriod").value("PT2S"))

@@ -158,6 +158,24 @@ class RateLimitedAdvisorTests {
 	}
 
 	@Test
+	void keyEvaluatingToAnEmptyStringShouldFailNamingMethodAndExpression() {
+		this.contextRunner.run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			Tenant tenant = context.getBean(Tenant.class);
+			tenant.id = "";
+			assertThatIllegalArgumentException().isThrownBy(client::byTenant)
+				.withMessage("The key expression '@tenant.id()' of @RateLimited on PartnerClient.byTenant()"
+						+ " evaluated to an empty string; an empty key would silently share one bucket");
+			assertThatIllegalArgumentException().isThrownBy(() -> client.byName(""))
+				.withMessage("The key expression '#customerId' of @RateLimited on PartnerClient.byName(String)"
+						+ " evaluated to an empty string; an empty key would silently share one bucket");
+			assertThat(client.calls()).isZero();
+			assertThat(context.getBean(RateLimiterRegistry.class).get("partner-api").inspect("").getRemaining())
+				.isEqualTo(2);
+		});
+	}
+
+	@Test
 	void repeatedAnnotationsShouldAllAdmitAndRejectionShouldLeaveEarlierLimitersUnchanged() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);

@@ -77,6 +77,18 @@ class RateLimiterAutoConfigurationTests {
 	}
 
 	@Test
+	void runWhenMaxKeysIsSetShouldMapItToTheSettings() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.small.max-concurrent=1", "resilience.rate-limiters.small.max-keys=500",
+					"resilience.rate-limiters.default.max-concurrent=1")
+			.run((context) -> {
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				assertThat(registry.get("small").getSettings().maxKeys()).isEqualTo(500);
+				assertThat(registry.get("default").getSettings().maxKeys()).isEqualTo(RateLimiterSettings.DEFAULT_MAX_KEYS);
+			});
+	}
+
+	@Test
 	void runWhenTokenBucketHasNoCapacityShouldDefaultItToRefillTokens() {
 		this.contextRunner.withPropertyValues("resilience.rate-limiters.api.token-bucket.refill-tokens=7")
 			.run((context) -> assertThat(

@@ -44,6 +44,30 @@ class RateLimiterMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void runWithMeterRegistryShouldGaugeTheKeysOfEachLimiter() {
+		this.contextRunner.withBean(SimpleMeterRegistry.class)
+			.withPropertyValues("resilience.rate-limiters.other.max-concurrent=1")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(RateLimiterKeyGauges.class);
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get(RateLimiterKeyGauges.KEYS).tags("name", "api", "store", "memory").gauge().value())
+					.isZero();
+				registry.get("api").tryAcquire("alice", 1);
+				registry.get("api").tryAcquire("bob", 1);
+				assertThat(meters.get(RateLimiterKeyGauges.KEYS).tags("name", "api", "store", "memory").gauge().value())
+					.isEqualTo(2.0);
+				assertThat(meters.get(RateLimiterKeyGauges.KEYS).tags("name", "other").gauge().value()).isZero();
+				assertThat(meters.get(RateLimiterKeyGauges.KEYS).gauges()).hasSize(2);
+			});
+	}
+
+	@Test
+	void runWithoutMeterRegistryShouldNotGaugeKeys() {
+		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(RateLimiterKeyGauges.class));
+	}
+
+	@Test
 	void runWithMeterRegistryButWithoutMicrometerShouldNotProvideMetrics() {
 		this.contextRunner.withBean(SimpleMeterRegistry.class)
 			.withClassLoader(new FilteredClassLoader(MeterRegistry.class))

@@ -136,6 +136,30 @@ class RateLimiterPropertiesStartupTests {
 	}
 
 	@Test
+	void runWhenMaxKeysIsZeroShouldFailNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.max-keys=0")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.contains("resilience.rate-limiters.x.max-keys must be positive but was 0");
+			});
+	}
+
+	@Test
+	void runWhenTwoWindowsHaveTheSamePeriodShouldFailNamingTheLimiterAndWindows() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
+					"resilience.rate-limiters.x.windows[0].period=5s", "resilience.rate-limiters.x.windows[1].limit=10",
+					"resilience.rate-limiters.x.windows[1].period=5000ms")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
+					.startsWith("resilience.rate-limiters.x: windows[0] and windows[1] both have the period PT5S"));
+			});
+	}
+
+	@Test
 	void runWhenDurationDoesNotParseShouldFailNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",

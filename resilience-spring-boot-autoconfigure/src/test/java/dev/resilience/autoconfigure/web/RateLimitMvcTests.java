@@ -58,7 +58,9 @@ class RateLimitMvcTests {
 				"resilience.rate-limiters.combined.token-bucket.refill-tokens=5",
 				"resilience.rate-limiters.combined.windows[0].limit=3",
 				"resilience.rate-limiters.combined.windows[0].period=500ms",
-				"resilience.rate-limiters.concurrent.max-concurrent=1");
+				"resilience.rate-limiters.concurrent.max-concurrent=1",
+				"resilience.rate-limiters.paced.windows[0].limit=3", "resilience.rate-limiters.paced.windows[0].period=5s",
+				"resilience.rate-limiters.paced.windows[1].limit=10", "resilience.rate-limiters.paced.windows[1].period=1m");
 
 	@Test
 	void callBeyondLimitShouldBe429WithProblemDetailAndHeaders() {
@@ -147,6 +149,33 @@ class RateLimitMvcTests {
 	}
 
 	@Test
+	void requestCallingALimitedBeanThreeTimesShouldCarryOneItemPerPolicyWithTheLastState() {
+		this.contextRunner.run((context) -> mockMvc(context).perform(get("/paced").param("calls", "3"))
+			.andExpect(status().isOk())
+			.andExpect(header().stringValues("RateLimit-Policy", "\"paced-5s\";q=3;w=5, \"paced-60s\";q=10;w=60"))
+			.andExpect(header().stringValues("RateLimit", "\"paced-5s\";r=0;t=5, \"paced-60s\";r=7;t=60")));
+	}
+
+	@Test
+	void rejectionAfterThreeAdmittedCallsShouldCarryTheRejectingStateOnce() {
+		this.contextRunner.run((context) -> mockMvc(context).perform(get("/paced").param("calls", "4"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().stringValues("Retry-After", "5"))
+			.andExpect(header().stringValues("RateLimit-Policy", "\"paced-5s\";q=3;w=5, \"paced-60s\";q=10;w=60"))
+			.andExpect(header().stringValues("RateLimit", "\"paced-5s\";r=0;t=5, \"paced-60s\";r=7;t=60")));
+	}
+
+	@Test
+	void rejectionShouldKeepThePoliciesOfOtherLimitersAdmittedInTheSameRequest() {
+		this.contextRunner.run((context) -> mockMvc(context).perform(get("/greeting-then-paced").param("calls", "4"))
+			.andExpect(status().isTooManyRequests())
+			.andExpect(header().stringValues("RateLimit-Policy",
+					"\"greeting-5s\";q=1;w=5, \"paced-5s\";q=3;w=5, \"paced-60s\";q=10;w=60"))
+			.andExpect(header().stringValues("RateLimit",
+					"\"greeting-5s\";r=0;t=5, \"paced-5s\";r=0;t=5, \"paced-60s\";r=7;t=60")));
+	}
+
+	@Test
 	void userExceptionHandlerShouldWin() {
 		this.contextRunner.withUserConfiguration(OwnAdvice.class).run((context) -> {
 			MockMvc mvc = mockMvc(context);
@@ -181,6 +210,20 @@ class RateLimitMvcTests {
 			return this.service.greet("one") + this.service.greet("two");
 		}
 
+		@GetMapping("/paced")
+		String paced(@RequestParam int calls) {
+			for (int i = 0; i < calls; i++) {
+				this.service.paced();
+			}
+			return "paced";
+		}
+
+		@GetMapping("/greeting-then-paced")
+		String greetingThenPaced(@RequestParam int calls) {
+			this.service.greet("first");
+			return paced(calls);
+		}
+
 		@GetMapping("/combined")
 		String combined() {
 			return this.service.combined();
@@ -198,6 +241,11 @@ class RateLimitMvcTests {
 		@RateLimited("greeting")
 		public String greet(String name) {
 			return "Hello, " + name;
+		}
+
+		@RateLimited("paced")
+		public String paced() {
+			return "paced";
 		}
 
 		@RateLimited("combined")

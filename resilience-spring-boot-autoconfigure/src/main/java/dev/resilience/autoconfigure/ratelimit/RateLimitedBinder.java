@@ -1,0 +1,108 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+import dev.resilience.autoconfigure.ratelimit.RateLimitedMethod.Limit;
+import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
+import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+
+/**
+ * Reads the {@link RateLimited @RateLimited} annotations of one method: the type's first, then
+ * the method's own, a method's annotation for the same limiter replacing the type's. Checks
+ * that each names a configured limiter with a cost it could admit, a key that parses and a wait
+ * that is a duration, and that no limiter counts a call twice.
+ */
+class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
+
+	private final RateLimiterRegistry registry;
+
+	private final MethodExpressionEvaluator expressions;
+
+	private final AnnotationAttributeResolver attributes;
+
+	RateLimitedBinder(RateLimiterRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory) {
+		this.registry = registry;
+		this.expressions = new MethodExpressionEvaluator(beanFactory);
+		this.attributes = new AnnotationAttributeResolver(beanFactory);
+	}
+
+	@Override
+	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass) {
+		List<Limit> own = new ArrayList<>();
+		for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class)) {
+			own.add(bind(annotation, method));
+		}
+		List<Limit> limits = new ArrayList<>();
+		if (AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
+			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class)) {
+				Limit typeLevel = bind(annotation, method);
+				// The method's own annotation for the same limiter refines the type's.
+				if (own.stream().noneMatch((limit) -> limit.limiter() == typeLevel.limiter())) {
+					limits.add(typeLevel);
+				}
+			}
+		}
+		limits.addAll(own);
+		if (limits.isEmpty()) {
+			return null;
+		}
+		checkNoDuplicates(limits);
+		return new RateLimitedMethod(this.registry, limits);
+	}
+
+	/** The same limiter and key twice would count one call twice, and a call could wait for its own permit. */
+	private static void checkNoDuplicates(List<Limit> limits) {
+		for (int i = 0; i < limits.size(); i++) {
+			for (int j = i + 1; j < limits.size(); j++) {
+				Limit first = limits.get(i);
+				Limit second = limits.get(j);
+				if (first.limiter() == second.limiter() && first.keyText().equals(second.keyText())) {
+					throw new IllegalStateException(first.where() + " names the rate limiter '" + first.limiter().getName()
+							+ "' twice with the same key" + (first.keyText().isEmpty() ? "" : " '" + first.keyText() + "'")
+							+ "; a call would count twice against it");
+				}
+			}
+		}
+	}
+
+	private Limit bind(RateLimited annotation, Method method) {
+		String where = "@RateLimited on " + AnnotationAttributeResolver.describe(method);
+		String name = this.attributes.resolve(annotation.name(), where + " (name)");
+		if (name.isBlank()) {
+			throw new IllegalStateException(where + " names no rate limiter; set name (or value)");
+		}
+		if (!this.registry.getNames().contains(name)) {
+			throw new IllegalStateException(where + " names the rate limiter '" + name
+					+ "', which is not configured; configured under resilience.rate-limiters are "
+					+ this.registry.getNames());
+		}
+		RateLimiter limiter = this.registry.get(name);
+		try {
+			limiter.getSettings().checkCost(annotation.cost());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": cost " + annotation.cost() + " is invalid for rate limiter '"
+					+ name + "': " + ex.getMessage(), ex);
+		}
+		String keyText = this.attributes.resolve(annotation.key(), where + " (key)");
+		MethodExpression key = keyText.isBlank() ? null : this.expressions.parse(keyText, method, where + " (key)");
+		Duration maxWait = annotation.maxWait().isBlank() ? limiter.getSettings().maxWait()
+				: this.attributes.duration(annotation.maxWait(), where + " (maxWait)");
+		return new Limit(limiter, key, annotation.cost(), maxWait, where);
+	}
+
+}

@@ -1,0 +1,123 @@
+package dev.resilience.autoconfigure.support;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.TargetClassAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodClassKey;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * The methods of the application that carry one annotation, each read once by the capability's
+ * {@link MethodBinder} and kept by method and target class. Every singleton bean is checked when
+ * the context starts, so a mistake stops the application with a message naming the method;
+ * methods of beans created later are checked on their first call. An annotated private, static
+ * or final method, which a proxy cannot intercept, is a mistake too.
+ *
+ * @param <B> the binding the capability makes of one method
+ */
+public class AnnotatedMethods<B> implements SmartInitializingSingleton {
+
+	private static final ReflectionUtils.MethodFilter CHECKED_METHODS = (method) -> !method.isBridge()
+			&& !method.isSynthetic() && method.getDeclaringClass() != Object.class;
+
+	private final AnnotatedMethodPointcut pointcut;
+
+	private final MethodBinder<B> binder;
+
+	private final @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	private final Map<MethodClassKey, Optional<B>> bindings = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the method cache.
+	 * @param annotationType the capability's annotation
+	 * @param binder reads one method's annotations into a binding
+	 * @param beanFactory lists the beans checked at startup; {@code null} for none
+	 */
+	public AnnotatedMethods(Class<? extends Annotation> annotationType, MethodBinder<B> binder,
+			@Nullable ConfigurableListableBeanFactory beanFactory) {
+		this.pointcut = new AnnotatedMethodPointcut(annotationType);
+		this.binder = binder;
+		this.beanFactory = beanFactory;
+	}
+
+	/**
+	 * Checks the annotated methods of every singleton bean, including JDK proxies made
+	 * elsewhere (such as HTTP interface clients), whose interfaces carry the annotations.
+	 * @throws IllegalStateException naming the method of the first mistake
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		if (this.beanFactory == null) {
+			return;
+		}
+		for (String name : this.beanFactory.getBeanDefinitionNames()) {
+			Class<?> type = this.beanFactory.getType(name, false);
+			// A JDK proxy's class shows only interfaces: read the class of the object it proxies.
+			if (type != null && Proxy.isProxyClass(type)
+					&& this.beanFactory.getSingleton(name) instanceof TargetClassAware proxy) {
+				Class<?> targetClass = proxy.getTargetClass();
+				type = (targetClass != null) ? targetClass : type;
+			}
+			if (type == null || !this.pointcut.isCandidateClass(type)) {
+				continue;
+			}
+			if (Proxy.isProxyClass(type)) {
+				// A proxy made elsewhere: its interfaces carry the annotations, its own methods are final.
+				Class<?> proxyClass = type;
+				for (Class<?> api : ClassUtils.getAllInterfacesForClassAsSet(proxyClass)) {
+					ReflectionUtils.doWithMethods(api, (method) -> check(method, proxyClass), CHECKED_METHODS);
+				}
+			}
+			else {
+				Class<?> userClass = ClassUtils.getUserClass(type);
+				ReflectionUtils.doWithMethods(userClass, (method) -> check(method, userClass), CHECKED_METHODS);
+			}
+		}
+	}
+
+	/**
+	 * Returns the binding of a method, reading it on first use.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target bean
+	 * @return the binding, or {@code null} when the annotation does not apply to the method
+	 * @throws IllegalStateException naming the method when an annotation is wrong
+	 */
+	public final @Nullable B get(Method method, Class<?> targetClass) {
+		return this.bindings.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> read(method, targetClass))
+			.orElse(null);
+	}
+
+	/** Reads and checks an annotated method now; unannotated ones are not cached. */
+	private void check(Method method, Class<?> targetClass) {
+		if (this.pointcut.matches(method, targetClass)) {
+			get(method, targetClass);
+		}
+	}
+
+	private Optional<B> read(Method invoked, Class<?> targetClass) {
+		if (!this.pointcut.matches(invoked, targetClass)) {
+			return Optional.empty();
+		}
+		Method method = AnnotatedMethodPointcut.specificMethod(invoked, targetClass);
+		int modifiers = method.getModifiers();
+		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
+			throw new IllegalStateException("@" + this.pointcut.getAnnotationType().getSimpleName() + " on "
+					+ AnnotationAttributeResolver.describe(method)
+					+ " would have no effect: Spring AOP cannot intercept a private, static or final method");
+		}
+		return Optional.ofNullable(this.binder.bind(method, targetClass));
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.resilience.autoconfigure.web;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.web.context.request.RequestAttributes;
+
+import dev.resilience.ratelimit.RateLimitDecision;
+
+/**
+ * The {@code RateLimit-Policy} and {@code RateLimit} items of one response: one per policy,
+ * showing the state after the latest decision of its limiter, however many limited calls the
+ * request made. Kept as a request attribute, in the order the policies were first seen.
+ */
+final class RateLimitHeaderItems {
+
+	private static final String ATTRIBUTE = RateLimitHeaderItems.class.getName();
+
+	/** Policy name to its {@code RateLimit-Policy} and {@code RateLimit} items. */
+	private final Map<String, String[]> items = new LinkedHashMap<>();
+
+	/**
+	 * Returns the items of a request, created on first use.
+	 * @param request the request's attributes, or {@code null} outside a request
+	 * @return the items; for no request, fresh ones
+	 */
+	static RateLimitHeaderItems of(@Nullable RequestAttributes request) {
+		if (request == null) {
+			return new RateLimitHeaderItems();
+		}
+		Object items = request.getAttribute(ATTRIBUTE, RequestAttributes.SCOPE_REQUEST);
+		if (items == null) {
+			items = new RateLimitHeaderItems();
+			request.setAttribute(ATTRIBUTE, items, RequestAttributes.SCOPE_REQUEST);
+		}
+		return (RateLimitHeaderItems) items;
+	}
+
+	/**
+	 * Takes a decision's items, replacing earlier ones of the same policies.
+	 * @param decision the decision
+	 * @return this
+	 */
+	synchronized RateLimitHeaderItems merge(RateLimitDecision decision) {
+		for (RateLimitDecision.Quota quota : decision.getQuotas()) {
+			this.items.put(RateLimitHeaders.policyName(decision, quota), new String[] {
+					RateLimitHeaders.policyItem(decision, quota), RateLimitHeaders.rateLimitItem(decision, quota) });
+		}
+		return this;
+	}
+
+	synchronized boolean isEmpty() {
+		return this.items.isEmpty();
+	}
+
+	/** The {@code RateLimit-Policy} value. */
+	synchronized String policy() {
+		return this.items.values().stream().map((item) -> item[0]).collect(Collectors.joining(", "));
+	}
+
+	/** The {@code RateLimit} value. */
+	synchronized String rateLimit() {
+		return this.items.values().stream().map((item) -> item[1]).collect(Collectors.joining(", "));
+	}
+
+}
