@@ -54,6 +54,14 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public Permit acquire(String key, int cost, Duration maxWait) {
+		if (this.settings.maxConcurrent() == 0 && maxWait.isZero()) {
+			// Admitted now or never, with no permit to return: nothing to keep for later.
+			RateLimitDecision decision = tryAcquire(key, cost);
+			if (!decision.isPermitted()) {
+				throw new RateLimitExceededException(decision);
+			}
+			return new Permit(List.of(new Admitted(decision)), Duration.ZERO);
+		}
 		return this.acquirer.acquire(List.of(new RateLimitRequest(this, key, cost, maxWait)));
 	}
 
@@ -95,6 +103,24 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public String toString() {
 		return "RateLimiter[" + this.name + ", store=" + this.store.getType() + "]";
+	}
+
+	/** A call admitted at once that holds no permit: there is nothing to return when it ends. */
+	private record Admitted(RateLimitDecision decision) implements Reservation {
+
+		@Override
+		public RateLimitDecision getDecision() {
+			return this.decision;
+		}
+
+		@Override
+		public void cancel() {
+		}
+
+		@Override
+		public void release() {
+		}
+
 	}
 
 }
