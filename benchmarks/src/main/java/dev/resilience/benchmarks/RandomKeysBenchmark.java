@@ -50,7 +50,7 @@ public class RandomKeysBenchmark {
 	 * Bucket4j's cache holds at most this many keys, the default {@code max-keys} of our store:
 	 * more than the benchmark uses, so neither evicts by size.
 	 */
-	private static final long MAXIMUM_SIZE = 1_000_000;
+	static final long MAXIMUM_SIZE = 1_000_000;
 
 	@Param({ "ours", "bucket4j_caffeine" })
 	String impl;
