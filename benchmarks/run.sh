@@ -11,6 +11,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "")
 
 FORKS=${FORKS:-1}
 WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-2}
@@ -24,7 +25,12 @@ MEMORY_KEYS=${MEMORY_KEYS:-200000}
 classpath="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
 results=benchmarks/target/results
 mkdir -p "$results"
-rm -f "$results"/jmh.csv "$results"/memory.csv
+rm -f "$results"/jmh.csv "$results"/memory.csv "$results"/load.txt
+
+# Other processes competing for the cores skew the numbers: sample the load while measuring.
+( while sleep 5; do cut -d' ' -f1 /proc/loadavg 2>/dev/null || true; done ) > "$results/load.txt" &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null || true' EXIT
 
 echo "Running JMH (log: $results/jmh.log)"
 java -cp "$classpath" org.openjdk.jmh.Main \
@@ -39,8 +45,10 @@ echo "Measuring heap per key"
 java -XX:+UseSerialGC -Xms1g -Xmx1g -cp "$classpath" dev.resilience.benchmarks.MemoryFootprint \
 	"$MEMORY_KEYS" "$results/memory.csv"
 
+load_peak=$(sort -g "$results/load.txt" | tail -n 1)
 java -cp "$classpath" dev.resilience.benchmarks.BenchmarkReport \
 	jmh="$results/jmh.csv" memory="$results/memory.csv" out=docs/benchmarks.md \
 	forks="$FORKS" warmupIterations="$WARMUP_ITERATIONS" warmupTime="$WARMUP_TIME" \
-	iterations="$ITERATIONS" time="$TIME" memoryKeys="$MEMORY_KEYS" elapsed="$(( $(date +%s) - start ))"
+	iterations="$ITERATIONS" time="$TIME" memoryKeys="$MEMORY_KEYS" \
+	loadBefore="$load_before" loadPeak="${load_peak:-$load_before}" elapsed="$(( $(date +%s) - start ))"
 echo "Done in $(( $(date +%s) - start )) s"

@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * Arguments are {@code name=value} pairs: {@code jmh} (JMH's CSV results), {@code memory}
  * ({@link MemoryFootprint}'s CSV), {@code out} (the Markdown file to write), {@code forks},
  * {@code warmupIterations}, {@code warmupTime}, {@code iterations}, {@code time} (the JMH
- * settings of the run), {@code memoryKeys} (the keys {@link MemoryFootprint} used) and
- * {@code elapsed} (seconds the run took so far).
+ * settings of the run), {@code memoryKeys} (the keys {@link MemoryFootprint} used),
+ * {@code loadBefore} (the load averages when the run started), {@code loadPeak} (the highest
+ * one-minute load average seen during it) and {@code elapsed} (seconds the run took so far).
  */
 public final class BenchmarkReport {
 
@@ -144,6 +145,19 @@ public final class BenchmarkReport {
 		}
 	}
 
+	/**
+	 * Returns whether a one-minute load average means other work shared the cores: the
+	 * benchmarks alone, at most two threads and the JIT, keep it near 2 or below.
+	 */
+	private static boolean busy(String loadAverage) {
+		try {
+			return Double.parseDouble(loadAverage.split("\\s+")[0]) > 2.5;
+		}
+		catch (NumberFormatException ex) {
+			return false;
+		}
+	}
+
 	private static String machine() {
 		@Nullable String cpu = null;
 		long processors = 0;
@@ -220,6 +234,15 @@ public final class BenchmarkReport {
 				.map((entry) -> entry.getKey() + " " + entry.getValue())
 				.collect(Collectors.joining(", ")))
 			.append('\n');
+		String loadBefore = this.settings.get("loadBefore");
+		String loadPeak = this.settings.get("loadPeak");
+		if (loadBefore != null && loadPeak != null) {
+			md.append("- Load average before the run (1, 5, 15 min): ").append(loadBefore)
+				.append("; highest 1-minute load average during it: ").append(loadPeak);
+			md.append(busy(loadPeak) ? ". **The machine was busy**: a benchmark uses at most 2 threads, so other "
+					+ "processes competed for the cores, and results measured at different moments of this run "
+					+ "are less comparable" : "").append('\n');
+		}
 		String elapsed = this.settings.get("elapsed");
 		if (elapsed != null) {
 			md.append("- The whole run, build included, took ").append(elapsed).append(" s\n");
