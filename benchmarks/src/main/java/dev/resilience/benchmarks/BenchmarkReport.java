@@ -1,0 +1,545 @@
+package dev.resilience.benchmarks;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes {@code docs/benchmarks.md} from one run of {@code benchmarks/run.sh}: the machine, the
+ * JMH settings, every result with its error, each of our results as a ratio to each competitor
+ * measured in the same run, and whether each target is met.
+ * <p>
+ * Arguments are {@code name=value} pairs: {@code jmh} (JMH's CSV results), {@code memory}
+ * ({@link MemoryFootprint}'s CSV), {@code out} (the Markdown file to write), {@code forks},
+ * {@code warmupIterations}, {@code warmupTime}, {@code iterations}, {@code time} (the JMH
+ * settings of the run), {@code memoryKeys} (the keys {@link MemoryFootprint} used),
+ * {@code loadBefore} (the load averages when the run started), {@code loadPeak} (the highest
+ * one-minute load average seen during it) and {@code elapsed} (seconds the run took so far).
+ */
+public final class BenchmarkReport {
+
+	private static final String ONE_KEY = "OneKeyBenchmark";
+
+	private static final String WINDOW = "SlidingWindowBenchmark";
+
+	private static final String RANDOM_KEYS = "RandomKeysBenchmark";
+
+	private static final String ANNOTATED = "AnnotatedCallBenchmark";
+
+	private static final List<String> ONE_KEY_COMPETITORS = List.of("resilience4j", "bucket4j", "guava");
+
+	private static final long HIGH_LIMIT = 1_000_000;
+
+	private static final long LOW_LIMIT = 1_000;
+
+	private final List<Result> results;
+
+	private final Map<String, Double> bytesPerKey;
+
+	private final Map<String, String> settings;
+
+	private final Map<String, String> versions;
+
+	BenchmarkReport(List<Result> results, Map<String, Double> bytesPerKey, Map<String, String> settings,
+			Map<String, String> versions) {
+		this.results = results;
+		this.bytesPerKey = bytesPerKey;
+		this.settings = settings;
+		this.versions = versions;
+	}
+
+	public static void main(String[] args) throws IOException {
+		Map<String, String> arguments = new HashMap<>();
+		for (String arg : args) {
+			int equals = arg.indexOf('=');
+			if (equals < 1) {
+				throw new IllegalArgumentException("Expected name=value but got '" + arg + "'");
+			}
+			arguments.put(arg.substring(0, equals), arg.substring(equals + 1));
+		}
+		Path jmh = Path.of(required(arguments, "jmh"));
+		Path memory = Path.of(required(arguments, "memory"));
+		Path out = Path.of(required(arguments, "out"));
+		List<Result> results = Files.exists(jmh) ? Result.parseCsv(Files.readAllLines(jmh)) : List.of();
+		Map<String, Double> bytesPerKey = Files.exists(memory) ? parseMemory(Files.readAllLines(memory)) : Map.of();
+		BenchmarkReport report = new BenchmarkReport(results, bytesPerKey, arguments,
+				versions(System.getProperty("java.class.path", "")));
+		Files.createDirectories(out.toAbsolutePath().getParent());
+		Files.writeString(out, report.toMarkdown(machine()));
+		System.out.println("Wrote " + out);
+	}
+
+	private static String required(Map<String, String> arguments, String name) {
+		String value = arguments.get(name);
+		if (value == null) {
+			throw new IllegalArgumentException("Missing argument " + name + "=...");
+		}
+		return value;
+	}
+
+	static Map<String, Double> parseMemory(List<String> lines) {
+		Map<String, Double> bytesPerKey = new LinkedHashMap<>();
+		for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
+			String[] fields = line.split(",");
+			if (fields.length == 3) {
+				bytesPerKey.put(fields[0], Double.parseDouble(fields[2]));
+			}
+		}
+		return bytesPerKey;
+	}
+
+	/**
+	 * Returns the version of each library under test, read from its jar's name on the class path.
+	 * @param classPath the class path
+	 * @return versions by library name
+	 */
+	static Map<String, String> versions(String classPath) {
+		Map<String, String> artifacts = new LinkedHashMap<>();
+		artifacts.put("Bucket4j", "bucket4j_jdk17-core");
+		artifacts.put("Resilience4j", "resilience4j-ratelimiter");
+		artifacts.put("Guava", "guava");
+		artifacts.put("Caffeine", "caffeine");
+		artifacts.put("Spring Boot", "spring-boot");
+		artifacts.put("JMH", "jmh-core");
+		Map<String, String> versions = new LinkedHashMap<>();
+		artifacts.forEach((library, artifact) -> {
+			Pattern jar = Pattern.compile("(^|[/\\\\])" + Pattern.quote(artifact) + "-(\\d[^/\\\\]*)\\.jar$");
+			for (String entry : classPath.split(Pattern.quote(java.io.File.pathSeparator))) {
+				Matcher matcher = jar.matcher(entry);
+				if (matcher.find()) {
+					versions.put(library, matcher.group(2));
+					break;
+				}
+			}
+		});
+		return versions;
+	}
+
+	private static Optional<String> memory() {
+		try {
+			return Files.readAllLines(Path.of("/proc/meminfo"))
+				.stream()
+				.filter((line) -> line.startsWith("MemTotal:"))
+				.map((line) -> line.replaceAll("\\D+", ""))
+				.map((kib) -> (Long.parseLong(kib) / (1024 * 1024)) + " GiB")
+				.findFirst();
+		}
+		catch (IOException | NumberFormatException ex) {
+			return Optional.empty();
+		}
+	}
+
+	/**
+	 * Returns whether a one-minute load average means other work shared the cores: the
+	 * benchmarks alone, at most two threads and the JIT, keep it near 2 or below.
+	 */
+	private static boolean busy(String loadAverage) {
+		try {
+			return Double.parseDouble(loadAverage.split("\\s+")[0]) > 2.5;
+		}
+		catch (NumberFormatException ex) {
+			return false;
+		}
+	}
+
+	private static String machine() {
+		@Nullable String cpu = null;
+		long processors = 0;
+		try {
+			for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+				if (cpu == null && line.startsWith("model name")) {
+					cpu = line.substring(line.indexOf(':') + 1).trim();
+				}
+				if (line.startsWith("processor")) {
+					processors++;
+				}
+			}
+		}
+		catch (IOException ex) {
+			// Not Linux: the architecture is all there is.
+		}
+		StringBuilder machine = new StringBuilder();
+		machine.append("- CPU: ").append((cpu != null) ? cpu : System.getProperty("os.arch")).append('\n');
+		machine.append("- Cores available to the JVM: ").append(Runtime.getRuntime().availableProcessors());
+		if (processors > 0) {
+			machine.append(" (").append(processors).append(" in /proc/cpuinfo)");
+		}
+		machine.append('\n');
+		memory().ifPresent((memory) -> machine.append("- Memory: ").append(memory)
+			.append("; benchmark forks run with -Xms1g -Xmx1g\n"));
+		machine.append("- OS: ")
+			.append(System.getProperty("os.name"))
+			.append(' ')
+			.append(System.getProperty("os.version"))
+			.append('\n');
+		machine.append("- JDK: ")
+			.append(System.getProperty("java.vm.name"))
+			.append(' ')
+			.append(System.getProperty("java.runtime.version"))
+			.append(" (")
+			.append(System.getProperty("java.vm.vendor"))
+			.append(")\n");
+		return machine.toString();
+	}
+
+	/**
+	 * Renders the report.
+	 * @param machine the Markdown list describing the machine
+	 * @return the Markdown
+	 */
+	String toMarkdown(String machine) {
+		StringBuilder md = new StringBuilder();
+		md.append("# Rate limiter benchmarks\n\n");
+		md.append("Generated by `benchmarks/run.sh` on ")
+			.append(ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'")))
+			.append("; do not edit, run it again. Scores are throughput in operations per microsecond ")
+			.append("(higher is better), ± the 99.9% confidence half-interval JMH reports. A ratio ")
+			.append("ours ÷ X above 1 means we are faster than X; every ratio compares results of ")
+			.append("this one run.\n\n");
+		appendTargets(md);
+		md.append("## Machine and settings\n\n").append(machine);
+		md.append("- JMH ")
+			.append(this.versions.getOrDefault("JMH", "?"))
+			.append(": throughput mode, ")
+			.append(this.settings.getOrDefault("forks", "1"))
+			.append(" fork, warmup ")
+			.append(this.settings.getOrDefault("warmupIterations", "2"))
+			.append(" × ")
+			.append(this.settings.getOrDefault("warmupTime", "1s"))
+			.append(", measurement ")
+			.append(this.settings.getOrDefault("iterations", "3"))
+			.append(" × ")
+			.append(this.settings.getOrDefault("time", "1s"))
+			.append('\n');
+		md.append("- Libraries: ")
+			.append(this.versions.entrySet()
+				.stream()
+				.filter((entry) -> !entry.getKey().equals("JMH"))
+				.map((entry) -> entry.getKey() + " " + entry.getValue())
+				.collect(Collectors.joining(", ")))
+			.append('\n');
+		String loadBefore = this.settings.get("loadBefore");
+		String loadPeak = this.settings.get("loadPeak");
+		if (loadBefore != null && loadPeak != null) {
+			md.append("- Load average before the run (1, 5, 15 min): ").append(loadBefore)
+				.append("; highest 1-minute load average during it: ").append(loadPeak);
+			md.append(busy(loadPeak) ? ". **The machine was busy**: a benchmark uses at most 2 threads, so other "
+					+ "processes competed for the cores, and results measured at different moments of this run "
+					+ "are less comparable" : "").append('\n');
+		}
+		String elapsed = this.settings.get("elapsed");
+		if (elapsed != null) {
+			md.append("- The whole run, build included, took ").append(elapsed).append(" s\n");
+		}
+		md.append('\n');
+		appendOneKey(md);
+		appendWindow(md);
+		appendRandomKeys(md);
+		appendAnnotated(md);
+		appendMemory(md);
+		md.append("## How to run\n\n");
+		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
+		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
+		md.append("WARMUP_ITERATIONS=5 ITERATIONS=10 TIME=2s FORKS=2 benchmarks/run.sh\n```\n\n");
+		md.append("Raw results stay in `benchmarks/target/results/` (`jmh.csv`, `memory.csv`, `jmh.log`).\n");
+		return md.toString();
+	}
+
+	private void appendTargets(StringBuilder md) {
+		md.append("## Targets\n\n");
+		md.append("| Target | Measured | Status |\n| --- | --- | --- |\n");
+		for (String method : List.of("oneThread", "twoThreads")) {
+			String threads = method.equals("oneThread") ? "1 thread" : "2 threads";
+			List<Result> group = find(ONE_KEY, method, null);
+			Optional<Result> best = group.stream()
+				.filter((result) -> ONE_KEY_COMPETITORS.contains(result.impl()))
+				.max((a, b) -> Double.compare(a.score(), b.score()));
+			List<Result> ours = group.stream().filter(Result::isOurs).toList();
+			String measured = best.map((competitor) -> "best competitor " + label(competitor.impl()) + " "
+					+ format(competitor.score()) + " ops/µs; " + ours.stream()
+						.map((result) -> label(result.impl()) + " " + format(result.score()) + " = "
+								+ ratio(result, competitor))
+						.collect(Collectors.joining("; ")))
+				.orElse("");
+			Boolean met = (best.isEmpty() || ours.isEmpty()) ? null
+					: ours.stream().allMatch((result) -> result.score() >= 1.5 * best.get().score());
+			target(md, "One key admitting, " + threads + ": ours ≥ 1.5× the best competitor", measured, met);
+		}
+		Optional<Result> oursHigh = one(WINDOW, "ours", HIGH_LIMIT);
+		Optional<Result> oursLow = one(WINDOW, "ours", LOW_LIMIT);
+		Optional<Result> bucketHigh = one(WINDOW, "bucket4j", HIGH_LIMIT);
+		compare(md, "Exact window of 1,000,000 per 100 ms: ours ≥ 0.5× a Bucket4j bucket of that rate", oursHigh,
+				bucketHigh, 0.5);
+		compare(md, "Exact window: ours at 1,000,000 per 100 ms not much slower than at 1,000 "
+				+ "(taken as ≥ 0.8×)", oursHigh, oursLow, 0.8);
+		compare(md, "100,000 random keys: ours ≥ 1.2× Bucket4j buckets in Caffeine", one(RANDOM_KEYS, "ours", 0),
+				one(RANDOM_KEYS, "bucket4j_caffeine", 0), 1.2);
+		compare(md, "Annotated call: ours ≥ 1.5× Resilience4j's @RateLimiter", one(ANNOTATED, "ours", 0),
+				one(ANNOTATED, "resilience4j", 0), 1.5);
+		Double ours = this.bytesPerKey.get("ours");
+		target(md, "Heap per recently used bucket-only key: ours ≤ 150 B",
+				(ours != null) ? bytes(ours) : "", (ours != null) ? ours <= 150 : null);
+		md.append('\n');
+	}
+
+	private void compare(StringBuilder md, String target, Optional<Result> ours, Optional<Result> theirs,
+			double atLeast) {
+		if (ours.isEmpty() || theirs.isEmpty()) {
+			target(md, target, "", null);
+			return;
+		}
+		String measured = format(ours.get().score()) + " vs " + format(theirs.get().score()) + " ops/µs = "
+				+ ratio(ours.get(), theirs.get());
+		target(md, target, measured, ours.get().score() >= atLeast * theirs.get().score());
+	}
+
+	private static void target(StringBuilder md, String target, String measured, @Nullable Boolean met) {
+		String status = (met == null) ? "not measured" : (met ? "**met**" : "**not met**");
+		md.append("| ").append(target).append(" | ").append(measured).append(" | ").append(status).append(" |\n");
+	}
+
+	private void appendOneKey(StringBuilder md) {
+		md.append("## 1. One key, every call admitted\n\n");
+		md.append("One bucket with limits so high that nothing is rejected (")
+			.append(String.format(Locale.ROOT, "%,d", Contenders.UNLIMITED_RATE))
+			.append(" per second), asked by one thread and by two threads sharing it. Ours with the empty key ")
+			.append("(the limiter's shared bucket) and with the key \"k\"; Resilience4j's `AtomicRateLimiter` ")
+			.append("with `acquirePermission()`, a local Bucket4j bucket with `tryConsume(1)`, Guava's ")
+			.append("`RateLimiter.tryAcquire()`.\n\n");
+		table(md, find(ONE_KEY, null, null), ONE_KEY_COMPETITORS, "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
+	private void appendWindow(StringBuilder md) {
+		md.append("## 2. Exact sliding window\n\n");
+		md.append("Our limiter with one window (window-algorithm `log`, exact) of a limit per 100 ms against ")
+			.append("a Bucket4j bucket of the same rate (capacity = limit, refilled greedily by limit per ")
+			.append("100 ms); one thread; every decision counts, admitted or rejected.\n\n");
+		table(md, find(WINDOW, null, null), List.of("bucket4j"), "Limit per 100 ms",
+				(result) -> String.format(Locale.ROOT, "%,d", Long.parseLong(result.limit())));
+	}
+
+	private void appendRandomKeys(StringBuilder md) {
+		md.append("## 3. 100,000 random keys\n\n");
+		md.append("One thread asks for keys drawn uniformly from 100,000 precomputed strings; each key has a ")
+			.append("bucket of 100 refilled at 100 per second. Ours `tryAcquire(key, 1)` on a bucket-only ")
+			.append("limiter against `cache.get(key, k -> newBucket()).tryConsume(1)` on a Caffeine cache ")
+			.append("of Bucket4j buckets (maximumSize 1,000,000).\n\n");
+		table(md, find(RANDOM_KEYS, null, null), List.of("bucket4j_caffeine"), "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
+	private void appendAnnotated(StringBuilder md) {
+		md.append("## 4. Annotated call\n\n");
+		md.append("The same method returning its argument, on a Spring bean, under our `@RateLimited(\"bench\")` ")
+			.append("and under Resilience4j's `@RateLimiter(name = \"bench\")` (resilience4j-spring-boot4), each ")
+			.append("in a non-web Spring Boot application of its own, both admitting every call. The baseline ")
+			.append("`plain` is the unannotated method on an unproxied bean, which the JIT inlines: it shows ")
+			.append("the cost of the call itself, not a competitor.\n\n");
+		table(md, find(ANNOTATED, null, null), List.of("resilience4j"), "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
+	private void appendMemory(StringBuilder md) {
+		md.append("## 5. Heap per key\n\n");
+		md.append("Heap retained per recently used key of a bucket-only limiter, over ")
+			.append(String.format(Locale.ROOT, "%,d", Long.parseLong(this.settings.getOrDefault("memoryKeys", "200000"))))
+			.append(" keys, measured by `MemoryFootprint` ")
+			.append("(not JMH): used heap after full collections, before and after one call per key, divided by ")
+			.append("the number of keys; the key strings are created beforehand and not counted. Each bucket ")
+			.append("holds 10 tokens refilled at one per hour, so no key is forgotten before the second measure. ")
+			.append("Serial collector, 1 GiB heap. Lower is better.\n\n");
+		if (this.bytesPerKey.isEmpty()) {
+			md.append("Not measured in this run.\n\n");
+			return;
+		}
+		Double ours = this.bytesPerKey.get("ours");
+		md.append("| Implementation | Bytes per key | Theirs ÷ ours |\n| --- | ---: | ---: |\n");
+		List<String> impls = new ArrayList<>(this.bytesPerKey.keySet());
+		impls.sort((a, b) -> Boolean.compare(!a.startsWith("ours"), !b.startsWith("ours")));
+		impls.forEach((impl) -> {
+			double bytes = this.bytesPerKey.get(impl);
+			String relative = (impl.equals("ours") || ours == null) ? "—"
+					: String.format(Locale.ROOT, "%.2f×", bytes / ours);
+			md.append("| ").append(label(impl)).append(" | ").append(bytes(bytes)).append(" | ").append(relative)
+				.append(" |\n");
+		});
+		md.append('\n');
+	}
+
+	/**
+	 * Appends a table of results, grouped, with our rows first in each group and one ratio column
+	 * per competitor, computed against that competitor's result in the same group.
+	 */
+	private void table(StringBuilder md, List<Result> results, List<String> competitors, String groupHeader,
+			Function<Result, String> group) {
+		if (results.isEmpty()) {
+			md.append("Not measured in this run.\n\n");
+			return;
+		}
+		md.append("| ").append(groupHeader).append(" | Implementation | ops/µs | ± error |");
+		competitors.forEach((competitor) -> md.append(" ours ÷ ").append(label(competitor)).append(" |"));
+		md.append("\n| --- | --- | ---: | ---: |");
+		competitors.forEach((competitor) -> md.append(" ---: |"));
+		md.append('\n');
+		Map<String, List<Result>> groups = results.stream()
+			.collect(Collectors.groupingBy(group, LinkedHashMap::new, Collectors.toList()));
+		groups.forEach((name, members) -> {
+			List<Result> ordered = new ArrayList<>(members.stream().filter(Result::isOurs).toList());
+			members.stream().filter((result) -> !result.isOurs()).forEach(ordered::add);
+			for (Result result : ordered) {
+				md.append("| ").append(name).append(" | ").append(label(result.impl())).append(" | ");
+				md.append(format(result.score())).append(" | ").append(format(result.error())).append(" |");
+				for (String competitor : competitors) {
+					Optional<Result> theirs = members.stream()
+						.filter((other) -> other.impl().equals(competitor))
+						.findFirst();
+					md.append(' ')
+						.append((result.isOurs() && theirs.isPresent()) ? ratio(result, theirs.get()) : "—")
+						.append(" |");
+				}
+				md.append('\n');
+			}
+		});
+		md.append('\n');
+	}
+
+	private List<Result> find(String benchmark, @Nullable String method, @Nullable Long limit) {
+		return this.results.stream()
+			.filter((result) -> result.benchmark().equals(benchmark))
+			.filter((result) -> method == null || result.method().equals(method))
+			.filter((result) -> limit == null || result.limit().equals(Long.toString(limit)))
+			.toList();
+	}
+
+	private Optional<Result> one(String benchmark, String impl, long limit) {
+		return find(benchmark, null, (limit > 0) ? limit : null).stream()
+			.filter((result) -> result.impl().equals(impl))
+			.findFirst();
+	}
+
+	private String label(String impl) {
+		return switch (impl) {
+			case "ours_shared_key" -> "ours, key \"\"";
+			case "ours_named_key" -> "ours, key \"k\"";
+			case "resilience4j" -> "Resilience4j";
+			case "bucket4j" -> "Bucket4j";
+			case "bucket4j_caffeine" -> "Bucket4j in Caffeine";
+			case "guava" -> "Guava";
+			default -> impl;
+		};
+	}
+
+	private static String ratio(Result ours, Result theirs) {
+		double ratio = ours.score() / theirs.score();
+		return String.format(Locale.ROOT, (ratio < 0.1) ? "%.3f×" : "%.2f×", ratio);
+	}
+
+	private static String bytes(double bytes) {
+		return String.format(Locale.ROOT, "%.1f B", bytes);
+	}
+
+	private static String format(double value) {
+		if (Double.isNaN(value)) {
+			return "—";
+		}
+		return String.format(Locale.ROOT, (value >= 100) ? "%.1f" : (value >= 1) ? "%.2f" : "%.4f", value);
+	}
+
+	/**
+	 * One JMH result.
+	 *
+	 * @param benchmark the benchmark class's simple name
+	 * @param method the benchmark method
+	 * @param impl the {@code impl} parameter
+	 * @param limit the {@code limit} parameter, empty if none
+	 * @param threads the threads that ran it
+	 * @param score the mean throughput
+	 * @param error the half-width of the 99.9% confidence interval, NaN if unknown
+	 */
+	record Result(String benchmark, String method, String impl, String limit, int threads, double score,
+			double error) {
+
+		boolean isOurs() {
+			return this.impl.startsWith("ours");
+		}
+
+		/**
+		 * Parses JMH's CSV result format ({@code -rf csv}).
+		 * @param lines the file's lines, header first
+		 * @return the results, in file order
+		 */
+		static List<Result> parseCsv(List<String> lines) {
+			if (lines.isEmpty()) {
+				return List.of();
+			}
+			List<String> header = fields(lines.get(0));
+			List<Result> results = new ArrayList<>();
+			for (String line : lines.subList(1, lines.size())) {
+				if (line.isBlank()) {
+					continue;
+				}
+				List<String> fields = fields(line);
+				Function<String, String> column = (name) -> {
+					int index = header.indexOf(name);
+					return (index >= 0 && index < fields.size()) ? fields.get(index) : "";
+				};
+				String name = column.apply("Benchmark");
+				String[] parts = name.split("\\.");
+				results.add(new Result(parts[parts.length - 2], parts[parts.length - 1], column.apply("Param: impl"),
+						column.apply("Param: limit"), Integer.parseInt(column.apply("Threads")),
+						number(column.apply("Score")), number(column.apply("Score Error (99.9%)"))));
+			}
+			return results;
+		}
+
+		private static double number(String field) {
+			return field.isBlank() ? Double.NaN : Double.parseDouble(field);
+		}
+
+		private static List<String> fields(String line) {
+			List<String> fields = new ArrayList<>();
+			StringBuilder field = new StringBuilder();
+			boolean quoted = false;
+			for (int i = 0; i < line.length(); i++) {
+				char c = line.charAt(i);
+				if (c == '"') {
+					if (quoted && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+						field.append('"');
+						i++;
+					}
+					else {
+						quoted = !quoted;
+					}
+				}
+				else if (c == ',' && !quoted) {
+					fields.add(field.toString());
+					field.setLength(0);
+				}
+				else {
+					field.append(c);
+				}
+			}
+			fields.add(field.toString());
+			return fields;
+		}
+
+	}
+
+}

@@ -1,0 +1,110 @@
+package dev.resilience.benchmarks;
+
+import java.time.Duration;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.bucket4j.Bucket;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+
+/**
+ * Builds the limiters under test, each the way its documentation shows, so that every benchmark
+ * configures a library the same way. Only public API of each library is used.
+ */
+final class Contenders {
+
+	/**
+	 * The name of our limiter in every registry built here.
+	 */
+	static final String NAME = "bench";
+
+	/**
+	 * Permits per second high enough that no benchmark thread ever runs out: about a hundred
+	 * times what one core can ask for.
+	 */
+	static final long UNLIMITED_RATE = 1_000_000_000L;
+
+	private Contenders() {
+	}
+
+	/**
+	 * Returns our limiter with one token bucket.
+	 * @param capacity the bucket size
+	 * @param refillTokens tokens added per period, continuously
+	 * @param refillPeriod the refill period
+	 * @return the limiter named {@value #NAME}
+	 */
+	static RateLimiter oursTokenBucket(long capacity, long refillTokens, Duration refillPeriod) {
+		return ours(RateLimiterSettings.builder()
+			.tokenBucket(capacity, refillTokens, refillPeriod, RefillStrategy.GREEDY)
+			.build());
+	}
+
+	/**
+	 * Returns our limiter with one exact sliding window (the default window algorithm).
+	 * @param limit the most calls admitted within any interval of length {@code period}
+	 * @param period the window length
+	 * @return the limiter named {@value #NAME}
+	 */
+	static RateLimiter oursWindow(long limit, Duration period) {
+		return ours(RateLimiterSettings.builder().window(limit, period).build());
+	}
+
+	private static RateLimiter ours(RateLimiterSettings settings) {
+		return RateLimiterRegistry.builder().limiter(NAME, settings).build().get(NAME);
+	}
+
+	/**
+	 * Returns a local (lock-free) Bucket4j bucket with greedy refill.
+	 * @param capacity the bucket size
+	 * @param refillTokens tokens added per period
+	 * @param refillPeriod the refill period
+	 * @return the bucket
+	 */
+	static Bucket bucket4j(long capacity, long refillTokens, Duration refillPeriod) {
+		return Bucket.builder()
+			.addLimit((limit) -> limit.capacity(capacity).refillGreedy(refillTokens, refillPeriod))
+			.build();
+	}
+
+	/**
+	 * Returns a cache of Bucket4j buckets by key, the usual way to hold per-key buckets in one
+	 * JVM; create buckets with {@code cache.get(key, k -> bucket4j(...))}.
+	 * @param maximumSize the most keys held
+	 * @return an empty cache
+	 */
+	static Cache<String, Bucket> bucket4jCache(long maximumSize) {
+		return Caffeine.newBuilder().maximumSize(maximumSize).build();
+	}
+
+	/**
+	 * Returns Resilience4j's default limiter ({@code AtomicRateLimiter}) that rejects at once
+	 * rather than waits.
+	 * @param limitForPeriod permits per period
+	 * @param refreshPeriod the period
+	 * @return the limiter
+	 */
+	static io.github.resilience4j.ratelimiter.RateLimiter resilience4j(int limitForPeriod, Duration refreshPeriod) {
+		RateLimiterConfig config = RateLimiterConfig.custom()
+			.limitForPeriod(limitForPeriod)
+			.limitRefreshPeriod(refreshPeriod)
+			.timeoutDuration(Duration.ZERO)
+			.build();
+		return io.github.resilience4j.ratelimiter.RateLimiter.of(NAME, config);
+	}
+
+	/**
+	 * Returns Guava's smooth bursty limiter.
+	 * @param permitsPerSecond the rate
+	 * @return the limiter
+	 */
+	static com.google.common.util.concurrent.RateLimiter guava(double permitsPerSecond) {
+		return com.google.common.util.concurrent.RateLimiter.create(permitsPerSecond);
+	}
+
+}

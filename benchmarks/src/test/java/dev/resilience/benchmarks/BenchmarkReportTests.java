@@ -1,0 +1,68 @@
+package dev.resilience.benchmarks;
+
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.benchmarks.BenchmarkReport.Result;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link BenchmarkReport}; they run no benchmark.
+ */
+class BenchmarkReportTests {
+
+	private static final List<String> CSV = List.of(
+			"\"Benchmark\",\"Mode\",\"Threads\",\"Samples\",\"Score\",\"Score Error (99.9%)\",\"Unit\",\"Param: impl\",\"Param: limit\"",
+			"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,30.0,1.5,\"ops/us\",ours_shared_key,",
+			"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,25.0,1.0,\"ops/us\",ours_named_key,",
+			"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,10.0,0.5,\"ops/us\",guava,",
+			"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,16.0,0.5,\"ops/us\",bucket4j,",
+			"\"dev.resilience.benchmarks.SlidingWindowBenchmark.decide\",\"thrpt\",1,1,4.0,NaN,\"ops/us\",ours,1000000",
+			"\"dev.resilience.benchmarks.SlidingWindowBenchmark.decide\",\"thrpt\",1,1,5.0,NaN,\"ops/us\",ours,1000",
+			"\"dev.resilience.benchmarks.SlidingWindowBenchmark.decide\",\"thrpt\",1,1,10.0,NaN,\"ops/us\",bucket4j,1000000");
+
+	@Test
+	void parseCsvReadsParametersAndMissingErrors() {
+		List<Result> results = Result.parseCsv(CSV);
+		assertThat(results).hasSize(7);
+		assertThat(results.get(0)).isEqualTo(new Result("OneKeyBenchmark", "oneThread", "ours_shared_key", "", 1, 30.0, 1.5));
+		assertThat(results.get(4).limit()).isEqualTo("1000000");
+		assertThat(results.get(4).error()).isNaN();
+	}
+
+	@Test
+	void versionsComeFromJarNames() {
+		String classPath = String.join(java.io.File.pathSeparator, "/m2/com/bucket4j/bucket4j_jdk17-core-8.19.0.jar",
+				"/m2/org/springframework/boot/spring-boot-autoconfigure-4.1.1.jar",
+				"/m2/org/springframework/boot/spring-boot-4.1.1.jar", "/m2/com/google/guava/guava-33.8.0-jre.jar");
+		assertThat(BenchmarkReport.versions(classPath)).containsEntry("Bucket4j", "8.19.0")
+			.containsEntry("Spring Boot", "4.1.1")
+			.containsEntry("Guava", "33.8.0-jre")
+			.doesNotContainKey("Resilience4j");
+	}
+
+	@Test
+	void toMarkdownMarksEachTargetFromTheNumbers() {
+		BenchmarkReport report = new BenchmarkReport(Result.parseCsv(CSV), Map.of("ours", 120.0, "bucket4j_caffeine", 360.0),
+				Map.of(), Map.of());
+		String markdown = report.toMarkdown("- CPU: test\n");
+		// One thread: 25 / 16 >= 1.5 for both of ours.
+		assertThat(markdown).contains("| One key admitting, 1 thread: ours ≥ 1.5× the best competitor | best competitor Bucket4j 16.00");
+		assertThat(line(markdown, "One key admitting, 1 thread")).endsWith("| **met** |");
+		assertThat(line(markdown, "One key admitting, 2 threads")).endsWith("| not measured |");
+		// 4 / 10 < 0.5 of Bucket4j, 4 / 5 >= 0.8 of the low limit.
+		assertThat(line(markdown, "ours ≥ 0.5× a Bucket4j bucket")).endsWith("| **not met** |");
+		assertThat(line(markdown, "not much slower than at 1,000")).endsWith("| **met** |");
+		assertThat(line(markdown, "ours ≤ 150 B")).endsWith("| **met** |");
+		assertThat(markdown).contains("| 1 | ours, key \"k\" | 25.00 | 1.00 | — | 1.56× | 2.50× |");
+		assertThat(markdown).contains("| ours | 120.0 B | — |\n| Bucket4j in Caffeine | 360.0 B | 3.00× |");
+	}
+
+	private static String line(String markdown, String containing) {
+		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
+	}
+
+}
