@@ -442,6 +442,7 @@ public final class BenchmarkReport {
 			case "bucket4j" -> "Bucket4j";
 			case "bucket4j_caffeine" -> "Bucket4j in Caffeine";
 			case "guava" -> "Guava";
+			case "clock_only" -> "clock read alone (the floor)";
 			default -> impl;
 		};
 	}
