@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 
@@ -40,6 +41,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private volatile KeyState shared;
 
+	/** The token bucket of a limiter that has nothing else, whose calls take the shortest path. */
+	private final @Nullable TokenBucketSettings bucketOnly;
+
 	private final Cache<String, KeyState> states;
 
 	/** How long permits were recently held: an average over the last returned ones. */
@@ -57,6 +61,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.ticker = ticker;
 		this.origin = ticker.read();
 		this.shared = new KeyState(settings, 0);
+		this.bucketOnly = (settings.windows().isEmpty() && settings.maxConcurrent() == 0) ? settings.tokenBucket() : null;
 		this.states = Caffeine.newBuilder()
 			.ticker(this::now)
 			.scheduler(Scheduler.systemScheduler())
@@ -116,6 +121,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public RateLimitDecision tryAcquire(String key, long cost) {
 		KeyState state = state(key);
 		long reading = now();
+		TokenBucketSettings bucket = this.bucketOnly;
+		if (bucket != null) {
+			return LimiterAlgorithm.tryBucketOnly(this.limiterName, key, this.settings, bucket, state, reading, cost);
+		}
 		synchronized (state) {
 			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, reading, cost, 0,
 					this.typicalHoldNanos, true, null);

@@ -87,6 +87,34 @@ final class LimiterAlgorithm {
 		return describe(name, key, settings, state, at, true, wait, 0, false);
 	}
 
+	/**
+	 * Decides a call admitted now or not at all by a limiter that has only a token bucket: the
+	 * shortest path, which holds the key's lock only for the arithmetic and builds the answer
+	 * after.
+	 */
+	static RateLimitDecision tryBucketOnly(String name, String key, RateLimiterSettings settings,
+			TokenBucketSettings bucket, KeyState state, long reading, long cost) {
+		long now;
+		TokenBucket.State after;
+		boolean permitted;
+		synchronized (state) {
+			now = state.observe(reading);
+			TokenBucket.State before = state.bucket();
+			after = TokenBucket.refill(bucket, before, now);
+			permitted = after.updatedAt() <= now && after.tokens() >= cost;
+			if (permitted) {
+				if (after.tokens() == bucket.capacity() && before.tokens() < bucket.capacity()) {
+					state.fills++;
+				}
+				after = new TokenBucket.State(after.tokens() - cost, after.updatedAt());
+				state.setBucket(after);
+			}
+		}
+		long retryAfter = permitted ? 0 : TokenBucket.availableAt(bucket, after, now, cost) - now;
+		return new RateLimitDecision(name, key, permitted, 0, retryAfter, false, 0, settings, now, after.tokens(),
+				after.updatedAt(), null);
+	}
+
 	private static void prune(RateLimiterSettings settings, KeyState state, long now) {
 		SlidingWindow[] windows = state.windows;
 		if (windows != null) {

@@ -248,6 +248,9 @@ final class RateLimitAcquirer {
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
 		for (RateLimitListener listener : this.listeners) {
 			try {
 				listener.onDecision(limiter, decision);
