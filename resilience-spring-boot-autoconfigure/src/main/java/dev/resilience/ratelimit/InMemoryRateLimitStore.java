@@ -6,7 +6,6 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
-import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 
@@ -35,14 +34,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final RateLimiterSettings settings;
 
-	private final Ticker ticker;
-
-	private final long origin;
-
 	private volatile KeyState shared;
 
-	/** The token bucket of a limiter that has nothing else, whose calls take the shortest path. */
-	private final @Nullable TokenBucketSettings bucketOnly;
+	/** The ticker counted from the store's creation. */
+	private final Ticker clock;
 
 	private final Cache<String, KeyState> states;
 
@@ -58,12 +53,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public InMemoryRateLimitStore(String limiterName, RateLimiterSettings settings, Ticker ticker) {
 		this.limiterName = limiterName;
 		this.settings = settings;
-		this.ticker = ticker;
-		this.origin = ticker.read();
+		long origin = ticker.read();
+		this.clock = () -> ticker.read() - origin;
 		this.shared = new KeyState(settings, 0);
-		this.bucketOnly = (settings.windows().isEmpty() && settings.maxConcurrent() == 0) ? settings.tokenBucket() : null;
 		this.states = Caffeine.newBuilder()
-			.ticker(this::now)
+			.ticker(this.clock::read)
 			.scheduler(Scheduler.systemScheduler())
 			.maximumSize(settings.maxKeys())
 			.expireAfterAccess(Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS),
@@ -97,10 +91,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.toNanos(settings.maxWait())), 1);
 	}
 
-	private long now() {
-		return this.ticker.read() - this.origin;
-	}
-
 	@Override
 	public String getType() {
 		return RateLimiterSettings.MEMORY_STORE;
@@ -112,7 +102,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		KeyState state = this.states.getIfPresent(key);
 		if (state == null) {
-			state = this.states.get(key, (k) -> new KeyState(this.settings, now()));
+			state = this.states.get(key, (k) -> new KeyState(this.settings, this.clock.read()));
 		}
 		return state;
 	}
@@ -120,13 +110,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
 		KeyState state = state(key);
-		long reading = now();
-		TokenBucketSettings bucket = this.bucketOnly;
-		if (bucket != null) {
-			return LimiterAlgorithm.tryBucketOnly(this.limiterName, key, this.settings, bucket, state, reading, cost);
+		if (state.slots == null) {
+			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, 0, 0, true, null);
 		}
 		synchronized (state) {
-			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, reading, cost, 0,
+			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, 0,
 					this.typicalHoldNanos, true, null);
 		}
 	}
@@ -135,11 +123,16 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		KeyState state = state(key);
 		Ticket ticket = new Ticket();
-		long reading = now();
 		RateLimitDecision decision;
-		synchronized (state) {
-			decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, reading, cost, maxWaitNanos,
-					this.typicalHoldNanos, true, ticket);
+		if (state.slots == null) {
+			decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost,
+					maxWaitNanos, 0, true, ticket);
+		}
+		else {
+			synchronized (state) {
+				decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost,
+						maxWaitNanos, this.typicalHoldNanos, true, ticket);
+			}
 		}
 		return new MemoryReservation(state, ticket, decision);
 	}
@@ -147,30 +140,33 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void awaitPermit(String key, long nanos) throws InterruptedException {
 		KeyState state = state(key);
-		long reading = now();
+		KeyState.Slots slots = state.slots;
+		Leases leases = (slots != null) ? slots.leases : null;
+		if (slots == null || leases == null) {
+			return;
+		}
 		synchronized (state) {
-			Leases leases = state.leases;
-			if (leases == null || leases.size() == 0) {
+			if (leases.size() == 0) {
 				return;
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
 			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(this.settings.leaseTimeout()))
-					- state.observe(reading);
+					- this.clock.read();
 			long deadline = System.nanoTime() + Math.min(nanos, untilExpiry);
-			long admissions = state.admissions;
+			long admissions = slots.admissions;
 			int inFlight = leases.size();
-			state.permitWaiters++;
+			slots.permitWaiters++;
 			try {
 				// Woken by a returned permit of this key: stop once fewer permits are held than when
 				// we began, or somebody was admitted (and took the returned one first).
 				long left = deadline - System.nanoTime();
-				while (left > 0 && state.admissions == admissions && leases.size() >= inFlight) {
+				while (left > 0 && slots.admissions == admissions && leases.size() >= inFlight) {
 					TimeUnit.NANOSECONDS.timedWait(state, left);
 					left = deadline - System.nanoTime();
 				}
 			}
 			finally {
-				state.permitWaiters--;
+				slots.permitWaiters--;
 			}
 		}
 	}
@@ -179,18 +175,17 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public RateLimitDecision inspect(String key) {
 		KeyState state = key.isEmpty() ? this.shared : this.states.getIfPresent(key);
 		if (state == null) {
-			state = new KeyState(this.settings, now());
+			state = new KeyState(this.settings, this.clock.read());
 		}
-		long reading = now();
 		synchronized (state) {
-			return LimiterAlgorithm.inspect(this.limiterName, key, this.settings, state, reading, this.typicalHoldNanos);
+			return LimiterAlgorithm.inspect(this.limiterName, key, this.settings, state, this.clock, this.typicalHoldNanos);
 		}
 	}
 
 	@Override
 	public void reset(String key) {
 		if (key.isEmpty()) {
-			this.shared = new KeyState(this.settings, now());
+			this.shared = new KeyState(this.settings, this.clock.read());
 		}
 		else {
 			this.states.invalidate(key);
@@ -208,15 +203,19 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return OptionalLong.of(this.states.estimatedSize());
 	}
 
-	/** Returns a permit taken at {@code start} and wakes those waiting for one of its key. */
-	private void permitReturned(KeyState state, long start, long reading) {
-		if (start == Long.MIN_VALUE) {
+	/**
+	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and
+	 * learns the hold time. The caller holds the key's monitor.
+	 */
+	private void permitReturned(KeyState state, long start) {
+		KeyState.Slots slots = state.slots;
+		if (start == Long.MIN_VALUE || slots == null) {
 			return;
 		}
-		if (state.permitWaiters > 0) {
+		if (slots.permitWaiters > 0) {
 			state.notifyAll();
 		}
-		long held = Math.max(0, reading - start);
+		long held = Math.max(0, this.clock.read() - start);
 		long typical = this.typicalHoldNanos;
 		// An exponentially weighted average over about the last eight permits; a lost race only
 		// drops one sample.
@@ -247,12 +246,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void cancel() {
-			long reading = now();
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					long start = LimiterAlgorithm.giveBack(settings, this.state, this.ticket, reading);
-					permitReturned(this.state, start, reading);
+					permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock));
 				}
 			}
 		}
@@ -262,11 +259,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			if (settings.maxConcurrent() == 0) {
 				return;
 			}
-			long reading = now();
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					permitReturned(this.state, LimiterAlgorithm.release(this.state, this.ticket.sequence), reading);
+					permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence));
 				}
 			}
 		}

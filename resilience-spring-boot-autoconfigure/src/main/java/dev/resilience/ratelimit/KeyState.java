@@ -1,81 +1,126 @@
 package dev.resilience.ratelimit;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import org.jspecify.annotations.Nullable;
 
 /**
  * Everything one limiter remembers about one key: its token bucket, its windows (in the order of
- * {@link RateLimiterSettings#windows()}) and its concurrency permits. Mutable, and guarded by its
- * own monitor: a decision locks only its key, so calls for different keys never contend, and
- * nothing is allocated to change the state. Waiters for a returned permit wait on the monitor too.
+ * {@link RateLimiterSettings#windows()}) and its concurrency permits.
  * <p>
- * Fields are laid out for a small footprint: a bucket-only key holds two longs of bucket, the
- * clock, a counter and two null references.
+ * The bucket is an immutable {@link Bucket} replaced whole by compare-and-set, as Resilience4j's
+ * {@code AtomicRateLimiter} does: a limiter with only a token bucket decides without a lock, so
+ * threads on one key never block each other. Windows and leases are mutable {@link Slots},
+ * guarded by this object's monitor, which the decisions of such limiters hold throughout (their
+ * bucket is then written only under the monitor too). Waiters for a returned permit wait on the
+ * monitor. A bucket-only key is this object and its bucket: a few dozen bytes.
  */
 final class KeyState {
 
-	/** The bucket's tokens at {@link #updatedAt}; unused without a token bucket. */
-	long tokens;
+	private static final VarHandle BUCKET;
 
-	long updatedAt;
+	static {
+		try {
+			BUCKET = MethodHandles.lookup().findVarHandle(KeyState.class, "bucket", Bucket.class);
+		}
+		catch (ReflectiveOperationException ex) {
+			throw new ExceptionInInitializerError(ex);
+		}
+	}
 
-	/**
-	 * How often the bucket filled up to capacity. Once it did, a call taken before is absorbed:
-	 * had it not happened, the bucket would have been just as full, so there is nothing to give
-	 * back.
-	 */
-	int fills;
+	/** The bucket; {@code null} without a token bucket. */
+	private volatile @Nullable Bucket bucket;
 
-	/**
-	 * The latest time a decision used. The clock is read before the lock is taken, so a caller
-	 * may arrive with a reading older than one already used; it is raised to this one, which is
-	 * certainly past when the caller holds the lock.
-	 */
-	long clock;
-
-	/** The sequence number of the last admitted call, which names its window entries and lease. */
-	long admissions;
-
-	final SlidingWindow @Nullable [] windows;
-
-	final @Nullable Leases leases;
-
-	/** Callers waiting on this monitor for a permit to be returned. */
-	int permitWaiters;
+	/** The windows and leases; {@code null} for a limiter with only a token bucket. */
+	final @Nullable Slots slots;
 
 	KeyState(RateLimiterSettings settings, long now) {
-		TokenBucketSettings bucket = settings.tokenBucket();
-		if (bucket != null) {
-			setBucket(TokenBucket.full(bucket, now));
+		TokenBucketSettings bucketSettings = settings.tokenBucket();
+		if (bucketSettings != null) {
+			this.bucket = new Bucket(TokenBucket.full(bucketSettings, now), 0);
 		}
-		this.clock = now;
-		int windowCount = settings.windows().size();
-		if (windowCount > 0) {
-			this.windows = new SlidingWindow[windowCount];
-			for (int i = 0; i < windowCount; i++) {
-				this.windows[i] = SlidingWindow.create(settings.windowAlgorithm(), now);
+		this.slots = (settings.windows().isEmpty() && settings.maxConcurrent() == 0) ? null : new Slots(settings, now);
+	}
+
+	@Nullable Bucket bucket() {
+		return this.bucket;
+	}
+
+	/** Replaces the bucket if it is still {@code expected}. */
+	boolean replaceBucket(Bucket expected, Bucket replacement) {
+		return BUCKET.compareAndSet(this, expected, replacement);
+	}
+
+	/**
+	 * A token bucket's tokens at a time, and how often it filled up to capacity. Once it did, a
+	 * call taken before is absorbed: had it not happened, the bucket would have been just as full,
+	 * so there is nothing to give back. Flat, to keep a key small.
+	 *
+	 * @param tokens the tokens at {@code updatedAt}
+	 * @param updatedAt the time of the last refill or reservation
+	 * @param fills how often the bucket filled up
+	 */
+	record Bucket(long tokens, long updatedAt, int fills) {
+
+		Bucket(TokenBucket.State state, int fills) {
+			this(state.tokens(), state.updatedAt(), fills);
+		}
+
+		TokenBucket.State state() {
+			return new TokenBucket.State(this.tokens, this.updatedAt);
+		}
+
+		/** This bucket refilled to {@code at}, counting a fill when it reaches capacity. */
+		Bucket refill(TokenBucketSettings settings, long at) {
+			TokenBucket.State refilled = TokenBucket.refill(settings, state(), at);
+			if (refilled.tokens() == this.tokens && refilled.updatedAt() == this.updatedAt) {
+				return this;
 			}
+			boolean filled = refilled.tokens() == settings.capacity() && this.tokens < settings.capacity();
+			return new Bucket(refilled, filled ? this.fills + 1 : this.fills);
 		}
-		else {
-			this.windows = null;
+
+		/** This bucket with {@code cost} tokens taken. */
+		Bucket take(long cost) {
+			return new Bucket(this.tokens - cost, this.updatedAt, this.fills);
 		}
-		this.leases = (settings.maxConcurrent() > 0) ? new Leases() : null;
+
 	}
 
-	/** Returns the time to decide at: the reading, or the latest one already used if later. */
-	long observe(long reading) {
-		if (reading > this.clock) {
-			this.clock = reading;
+	/**
+	 * The windows and leases of a key, guarded by the monitor of their {@link KeyState}.
+	 */
+	static final class Slots {
+
+		final SlidingWindow @Nullable [] windows;
+
+		final @Nullable Leases leases;
+
+		/** The sequence number of the last admitted call, which names its window entries and lease. */
+		long admissions;
+
+		/** Callers waiting on the monitor for a permit to be returned. */
+		int permitWaiters;
+
+		Slots(RateLimiterSettings settings, long now) {
+			int windowCount = settings.windows().size();
+			if (windowCount > 0) {
+				this.windows = new SlidingWindow[windowCount];
+				for (int i = 0; i < windowCount; i++) {
+					this.windows[i] = SlidingWindow.create(settings.windowAlgorithm(), now);
+				}
+			}
+			else {
+				this.windows = null;
+			}
+			this.leases = (settings.maxConcurrent() > 0) ? new Leases() : null;
 		}
-		return this.clock;
-	}
 
-	TokenBucket.State bucket() {
-		return new TokenBucket.State(this.tokens, this.updatedAt);
-	}
+		int inFlight() {
+			return (this.leases != null) ? this.leases.size() : 0;
+		}
 
-	void setBucket(TokenBucket.State bucket) {
-		this.tokens = bucket.tokens();
-		this.updatedAt = bucket.updatedAt();
 	}
 
 }

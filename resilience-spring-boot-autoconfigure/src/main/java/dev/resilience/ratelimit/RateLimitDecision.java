@@ -39,9 +39,7 @@ public final class RateLimitDecision {
 
 	private final long at;
 
-	private final long bucketTokens;
-
-	private final long bucketUpdatedAt;
+	private final KeyState.@Nullable Bucket bucket;
 
 	private final long @Nullable [] windowQuotas;
 
@@ -93,15 +91,14 @@ public final class RateLimitDecision {
 		this.quotas = quotas;
 		this.settings = null;
 		this.at = 0;
-		this.bucketTokens = 0;
-		this.bucketUpdatedAt = 0;
+		this.bucket = null;
 		this.windowQuotas = null;
 	}
 
 	/** A store's decision, whose quotas are computed from the given numbers when first read. */
 	RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
-			boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at, long bucketTokens,
-			long bucketUpdatedAt, long @Nullable [] windowQuotas) {
+			boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
+			KeyState.@Nullable Bucket bucket, long @Nullable [] windowQuotas) {
 		this.limiterName = limiterName;
 		this.key = key;
 		this.permitted = permitted;
@@ -112,8 +109,7 @@ public final class RateLimitDecision {
 		this.maxConcurrent = settings.maxConcurrent();
 		this.settings = settings;
 		this.at = at;
-		this.bucketTokens = bucketTokens;
-		this.bucketUpdatedAt = bucketUpdatedAt;
+		this.bucket = bucket;
 		this.windowQuotas = windowQuotas;
 	}
 
@@ -207,9 +203,9 @@ public final class RateLimitDecision {
 	private List<Quota> computeQuotas(RateLimiterSettings settings) {
 		List<Quota> quotas = new ArrayList<>();
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		if (bucketSettings != null) {
-			TokenBucket.State refilled = TokenBucket.refill(bucketSettings,
-					new TokenBucket.State(this.bucketTokens, this.bucketUpdatedAt), this.at);
+		KeyState.Bucket bucket = this.bucket;
+		if (bucketSettings != null && bucket != null) {
+			TokenBucket.State refilled = TokenBucket.refill(bucketSettings, bucket.state(), this.at);
 			long reset = (refilled.tokens() >= bucketSettings.capacity()) ? 0
 					: TokenBucket.availableAt(bucketSettings, refilled, this.at, refilled.tokens() + 1) - this.at;
 			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),

@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an admitted call took, so that it can be given back exactly: its sequence number (naming
  * its window entries and lease), its cost and time, and the bucket before and after it.
@@ -12,14 +14,8 @@ final class Ticket {
 
 	long at;
 
-	long tokensBefore;
+	KeyState.@Nullable Bucket before;
 
-	long updatedAtBefore;
-
-	long tokensAfter;
-
-	long updatedAtAfter;
-
-	int fillsAfter;
+	KeyState.@Nullable Bucket after;
 
 }
