@@ -46,6 +46,9 @@ final class WindowLog implements SlidingWindow {
 
 	/** The first entry that counts at {@code at}: one admitted at {@code t} counts in {@code [t, t + period)}. */
 	private int firstCounted(long period, long at) {
+		if (this.head == this.tail || at - this.times[this.head] < period) {
+			return this.head; // the usual case after a prune at "at": everything still counts
+		}
 		int low = this.head;
 		int high = this.tail;
 		while (low < high) {
