@@ -87,6 +87,109 @@ class RateLimiterStressTests {
 		assertThat(total).isEqualTo(capacity + refillPerSecond * lastMillis / 1_000);
 	}
 
+	/**
+	 * A bucket alone is decided without a lock: eight threads on the shared key and the clock
+	 * stepping 1 ms at a time admit exactly the capacity, then exactly one token every 20 ms.
+	 */
+	@Test
+	void eightThreadsOnALockFreeBucketAdmitExactlyWhatItHolds() throws Exception {
+		int lastMillis = 3_000;
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("api", RateLimiterSettings.builder()
+				.tokenBucket(500, 50, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+				.build())
+			.build()
+			.get("api");
+		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
+		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
+		List<Future<?>> workers = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			workers.add(this.executor.submit(() -> {
+				for (int millis = 0; millis <= lastMillis; millis++) {
+					while (limiter.tryAcquire("", 1).isPermitted()) {
+						admittedAt.incrementAndGet(millis);
+					}
+					step.await(10, TimeUnit.SECONDS);
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		int[] expected = new int[lastMillis + 1];
+		expected[0] = 500;
+		for (int millis = 20; millis <= lastMillis; millis += 20) {
+			expected[millis] = 1;
+		}
+		int[] actual = new int[lastMillis + 1];
+		for (int millis = 0; millis <= lastMillis; millis++) {
+			actual[millis] = admittedAt.get(millis);
+		}
+		assertThat(actual).isEqualTo(expected);
+	}
+
+	/**
+	 * Sixteen threads take a token of a shared lock-free bucket of 100, then ask a per-user window
+	 * of 30 for each of four users; the window's rejections give the token back while other
+	 * threads take theirs. Exactly 100 calls are admitted and the bucket ends empty: no token is
+	 * lost or made up.
+	 */
+	@Test
+	void sixteenThreadsGiveLockFreeTokensBackExactly() throws Exception {
+		int threads = 16;
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("shared", RateLimiterSettings.builder()
+				.tokenBucket(100, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+				.build())
+			.limiter("user", RateLimiterSettings.builder().window(30, Duration.ofSeconds(1)).build())
+			.build();
+		RateLimiter shared = registry.get("shared");
+		RateLimiter user = registry.get("user");
+		AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(4);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> workers = new ArrayList<>();
+			CyclicBarrier start = new CyclicBarrier(threads);
+			for (int i = 0; i < threads; i++) {
+				int userIndex = i % 4;
+				workers.add(pool.submit(() -> {
+					start.await();
+					for (int call = 0; call < 300; call++) {
+						try (Permit permit = registry.acquireAll(
+								List.of(new RateLimitRequest(shared, "", 1, Duration.ZERO),
+										new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO)))) {
+							admittedPerUser.incrementAndGet(userIndex);
+						}
+						catch (RateLimitExceededException ex) {
+							// rejected: counted nowhere
+						}
+					}
+					return null;
+				}));
+			}
+			for (Future<?> worker : workers) {
+				worker.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		int total = 0;
+		for (int i = 0; i < 4; i++) {
+			int admitted = admittedPerUser.get(i);
+			assertThat(admitted).isLessThanOrEqualTo(30);
+			assertThat(user.inspect("user-" + i).getRemaining()).isEqualTo(30L - admitted);
+			total += admitted;
+		}
+		assertThat(total).isEqualTo(100);
+		assertThat(shared.inspect("").getRemaining()).isZero();
+	}
+
 	@Test
 	void eightThreadsNeverHoldMoreThanMaxConcurrentPermits() throws Exception {
 		RateLimiter limiter = RateLimiterRegistry.builder()
