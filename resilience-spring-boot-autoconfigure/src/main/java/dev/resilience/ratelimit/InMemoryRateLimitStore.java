@@ -146,7 +146,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return;
 		}
 		synchronized (state) {
-			if (leases.size() == 0) {
+			// A permit may have come back since the rejection: then there is nothing to wait for.
+			leases.prune(this.clock.read(), Durations.toNanos(this.settings.leaseTimeout()));
+			if (leases.size() < this.settings.maxConcurrent()) {
 				return;
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
@@ -204,16 +206,19 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and
-	 * learns the hold time. The caller holds the key's monitor.
+	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and,
+	 * when the call ran, learns its hold time. The caller holds the key's monitor.
 	 */
-	private void permitReturned(KeyState state, long start) {
+	private void permitReturned(KeyState state, long start, boolean used) {
 		KeyState.Slots slots = state.slots;
 		if (start == Long.MIN_VALUE || slots == null) {
 			return;
 		}
 		if (slots.permitWaiters > 0) {
 			state.notifyAll();
+		}
+		if (!used) {
+			return; // a call given back says nothing about how long calls hold their permit
 		}
 		long held = Math.max(0, this.clock.read() - start);
 		long typical = this.typicalHoldNanos;
@@ -249,7 +254,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock));
+					permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock), false);
 				}
 			}
 		}
@@ -262,7 +267,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence));
+					permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence), true);
 				}
 			}
 		}

@@ -38,7 +38,7 @@ final class KeyState {
 	KeyState(RateLimiterSettings settings, long now) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		if (bucketSettings != null) {
-			this.bucket = new Bucket(TokenBucket.full(bucketSettings, now), 0);
+			this.bucket = new Bucket(TokenBucket.full(bucketSettings, now));
 		}
 		this.slots = (settings.windows().isEmpty() && settings.maxConcurrent() == 0) ? null : new Slots(settings, now);
 	}
@@ -53,37 +53,31 @@ final class KeyState {
 	}
 
 	/**
-	 * A token bucket's tokens at a time, and how often it filled up to capacity. Once it did, a
-	 * call taken before is absorbed: had it not happened, the bucket would have been just as full,
-	 * so there is nothing to give back. Flat, to keep a key small.
+	 * A token bucket's tokens at a time. Flat and small, to keep a key small.
 	 *
 	 * @param tokens the tokens at {@code updatedAt}
 	 * @param updatedAt the time of the last refill or reservation
-	 * @param fills how often the bucket filled up
 	 */
-	record Bucket(long tokens, long updatedAt, int fills) {
+	record Bucket(long tokens, long updatedAt) {
 
-		Bucket(TokenBucket.State state, int fills) {
-			this(state.tokens(), state.updatedAt(), fills);
+		Bucket(TokenBucket.State state) {
+			this(state.tokens(), state.updatedAt());
 		}
 
 		TokenBucket.State state() {
 			return new TokenBucket.State(this.tokens, this.updatedAt);
 		}
 
-		/** This bucket refilled to {@code at}, counting a fill when it reaches capacity. */
+		/** This bucket refilled to {@code at}. */
 		Bucket refill(TokenBucketSettings settings, long at) {
 			TokenBucket.State refilled = TokenBucket.refill(settings, state(), at);
-			if (refilled.tokens() == this.tokens && refilled.updatedAt() == this.updatedAt) {
-				return this;
-			}
-			boolean filled = refilled.tokens() == settings.capacity() && this.tokens < settings.capacity();
-			return new Bucket(refilled, filled ? this.fills + 1 : this.fills);
+			return (refilled.tokens() == this.tokens && refilled.updatedAt() == this.updatedAt) ? this
+					: new Bucket(refilled);
 		}
 
 		/** This bucket with {@code cost} tokens taken. */
 		Bucket take(long cost) {
-			return new Bucket(this.tokens - cost, this.updatedAt, this.fills);
+			return new Bucket(this.tokens - cost, this.updatedAt);
 		}
 
 	}

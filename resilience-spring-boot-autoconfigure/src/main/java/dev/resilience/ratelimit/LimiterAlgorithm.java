@@ -145,8 +145,11 @@ final class LimiterAlgorithm {
 	/**
 	 * Undoes an admitted call: its tokens, window entries and permit, as if it had not happened,
 	 * whatever others did meanwhile. When nobody touched the bucket since, it is restored exactly.
-	 * Otherwise the tokens go back on top of what others left, unless the bucket filled up since:
-	 * then it would have been just as full without the call, and there is nothing to give back.
+	 * Otherwise the tokens go back on top of what others left, but never beyond what the bucket
+	 * would hold without the call: tokens it earned while at its fullest would have overflowed
+	 * the capacity. The fullest it can have been since is bounded by what the call left plus what
+	 * it earned since; so a give-back never admits more than the limit allows, and may give back
+	 * less when others took tokens and it refilled meanwhile.
 	 * @return when the permit was taken, or {@link Long#MIN_VALUE} when it was not held
 	 */
 	static long giveBack(RateLimiterSettings settings, KeyState state, Ticket ticket, Ticker clock) {
@@ -159,17 +162,8 @@ final class LimiterAlgorithm {
 				if (current == null) {
 					break;
 				}
-				KeyState.Bucket restored;
-				if (current == taken) {
-					restored = before;
-				}
-				else {
-					restored = current.refill(bucketSettings, clock.read());
-					if (restored.fills() == taken.fills()) {
-						restored = new KeyState.Bucket(Math.min(bucketSettings.capacity(), restored.tokens() + ticket.cost),
-								restored.updatedAt(), restored.fills());
-					}
-				}
+				KeyState.Bucket restored = (current == taken) ? before
+						: returnTokens(bucketSettings, current, taken, ticket.cost, clock.read());
 				if (state.replaceBucket(current, restored)) {
 					break;
 				}
@@ -186,6 +180,18 @@ final class LimiterAlgorithm {
 			}
 		}
 		return release(slots, ticket.sequence);
+	}
+
+	/** Puts back what a call took, up to the room the bucket had at its fullest since. */
+	private static KeyState.Bucket returnTokens(TokenBucketSettings settings, KeyState.Bucket current,
+			KeyState.Bucket taken, long cost, long now) {
+		KeyState.Bucket refilled = current.refill(settings, now);
+		long until = Math.max(now, refilled.updatedAt());
+		long fullest = Math.min(settings.capacity(), Durations.saturatedAdd(taken.tokens(),
+				TokenBucket.mostEarnedBetween(settings, taken.updatedAt(), until)));
+		long returned = Math.min(cost, settings.capacity() - fullest);
+		return (returned <= 0) ? refilled
+				: new KeyState.Bucket(Math.min(settings.capacity(), refilled.tokens() + returned), refilled.updatedAt());
 	}
 
 	/**

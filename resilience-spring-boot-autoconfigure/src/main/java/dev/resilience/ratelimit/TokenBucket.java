@@ -159,6 +159,25 @@ public final class TokenBucket {
 		return availableAt(settings, state, state.updatedAt(), settings.capacity());
 	}
 
+	/**
+	 * Returns the most tokens a bucket can earn between two times, capacity aside: every refill
+	 * that can fall in the interval, whole periods rounded up.
+	 * @param settings the bucket's settings
+	 * @param from the start
+	 * @param to the end
+	 * @return the tokens, zero when {@code to} is not after {@code from}
+	 */
+	public static long mostEarnedBetween(TokenBucketSettings settings, long from, long to) {
+		if (to <= from) {
+			return 0;
+		}
+		long period = settings.refillPeriodNanos();
+		if (settings.refillStrategy() == RefillStrategy.INTERVAL) {
+			return Durations.mulDivCeil(Durations.mulDivCeil(to - from, 1, period), settings.refillTokens(), 1);
+		}
+		return Durations.mulDivCeil(to - from, settings.refillTokens(), period);
+	}
+
 	private static long nanosUntilRefill(TokenBucketSettings settings, State state, long now) {
 		if (state.tokens() >= settings.capacity()) {
 			return 0;

@@ -127,6 +127,15 @@ final class WindowCounter implements SlidingWindow {
 		else if (addedAt < this.start && this.start - addedAt <= period) {
 			this.previous = Math.max(0, this.previous - cost);
 		}
+		// The state saved before the latest call counts this call too, unless it came later.
+		if (this.lastSequence >= 0 && sequence < this.lastSequence) {
+			if (addedAt >= this.startBefore && addedAt - this.startBefore < period) {
+				this.currentBefore = Math.max(0, this.currentBefore - cost);
+			}
+			else if (addedAt < this.startBefore && this.startBefore - addedAt <= period) {
+				this.previousBefore = Math.max(0, this.previousBefore - cost);
+			}
+		}
 	}
 
 	@Override

@@ -153,8 +153,24 @@ final class WindowLog implements SlidingWindow {
 		if (entryCost == 0) {
 			return;
 		}
-		for (int i = index; i < this.tail; i++) {
-			this.totals[i] -= entryCost;
+		if (index == this.head) {
+			// The oldest entry simply leaves, as in a prune: the running totals stay as they are.
+			this.base = this.totals[this.head];
+			this.head++;
+			this.headSequence++;
+			if (this.head == this.tail) {
+				this.head = 0;
+				this.tail = 0;
+				this.base = 0;
+			}
+		}
+		else {
+			for (int i = index; i < this.tail; i++) {
+				this.totals[i] -= entryCost;
+			}
+			// A reservation given back may lie ahead of calls admitted after it: it takes its
+			// predecessor's time, so the times stay in order.
+			this.times[index] = this.times[index - 1];
 		}
 		if (addedAt == this.lastAdmitted) {
 			this.lastAdmitted = Long.MIN_VALUE;

@@ -58,6 +58,23 @@ class ConcurrencyPermitTests {
 	}
 
 	@Test
+	void callsGivenBackDoNotCountAsHoldTimes() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		for (int i = 0; i < 3; i++) {
+			Permit permit = limiter.acquire("k", 1, Duration.ZERO);
+			this.ticker.advance(Duration.ofMillis(200));
+			permit.close();
+		}
+		for (int i = 0; i < 40; i++) {
+			limiter.reserve("k", 1, Duration.ZERO).cancel();
+		}
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(50));
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(150));
+	}
+
+	@Test
 	void retryAfterForWantOfAPermitBeforeAnyReturnIsHowLongTheOldestHeldItSoFar() {
 		RateLimiter limiter = limiter(1, Duration.ofSeconds(30));
 		limiter.acquire("k", 1, Duration.ZERO);

@@ -68,6 +68,56 @@ class GiveBackTests {
 	}
 
 	@Test
+	void bucketNeverGetsBackMoreThanItWouldHoldWithoutTheCall() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(10, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		Reservation five = limiter.reserve("k", 5, Duration.ZERO);
+		this.ticker.set(Duration.ofSeconds(3));
+		// 5 + 3 earned = 8, then 4 taken: 4 left
+		assertThat(limiter.tryAcquire("k", 4).getRemaining()).isEqualTo(4);
+
+		five.cancel();
+
+		// Without the call: 10 (capped) through 3 s, minus 4 = 6; never the 9 of adding 5 back.
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(6);
+	}
+
+	@Test
+	void counterWindowGivesBackAnEarlierCallThenTheLatestOne() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		Reservation earlier = limiter.reserve("k", 3, Duration.ZERO);
+		Reservation latest = limiter.reserve("k", 2, Duration.ZERO);
+
+		earlier.cancel();
+		latest.cancel();
+
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(10);
+	}
+
+	@Test
+	void logWindowKeepsItsTimesInOrderWhenAReservationAheadIsGivenBack() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(100));
+		Reservation ahead = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(ahead.getDecision().getWait()).isEqualTo(Duration.ofMillis(900));
+		first.cancel();
+		ahead.cancel();
+		this.ticker.set(Duration.ofMillis(400));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(1450));
+		RateLimitDecision later = limiter.inspect("k");
+		assertThat(later.isPermitted()).isTrue();
+		assertThat(later.getRemaining()).isEqualTo(1);
+		assertThat(later.getQuotas()).singleElement()
+			.satisfies((quota) -> assertThat(quota.reset()).isEqualTo(Duration.ZERO));
+	}
+
+	@Test
 	void counterWindowForgetsACancelledReservationsTime() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.window(10, Duration.ofSeconds(1))

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +48,25 @@ class RateLimiterCoreTests {
 		waiter.get(10, TimeUnit.SECONDS).close();
 		assertThat(asksForA.get()).isEqualTo(4);
 		assertThat(limiter.inspect("a").getInFlight()).isZero();
+	}
+
+	@Test
+	void aPermitReturnedJustBeforeTheWaitBeginsIsTakenAtOnce() throws Exception {
+		AtomicReference<Permit> held = new AtomicReference<>();
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.store("returning", (name, settings, ticker) -> new ReturningStore(
+					new InMemoryRateLimitStore(name, settings, ticker), () -> held.get().close()))
+			.limiter("c", RateLimiterSettings.builder().store("returning").maxConcurrent(2, Duration.ofMinutes(1)).build())
+			.build();
+		RateLimiter limiter = registry.get("c");
+		held.set(limiter.acquire("k", 1, Duration.ZERO));
+		Permit other = limiter.acquire("k", 1, Duration.ZERO);
+		long start = System.nanoTime();
+		// Rejected for want of a permit; one comes back before the wait begins.
+		limiter.acquire("k", 1, Duration.ofSeconds(20)).close();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		other.close();
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
 	}
 
 	@Test
@@ -142,6 +162,42 @@ class RateLimiterCoreTests {
 			System.gc();
 			return key.get() == null;
 		});
+	}
+
+	/** Runs an action just before each wait for a permit. */
+	private record ReturningStore(RateLimitStore delegate, Runnable beforeWait) implements RateLimitStore {
+
+		@Override
+		public String getType() {
+			return "returning";
+		}
+
+		@Override
+		public Reservation reserve(String key, long cost, long maxWaitNanos) {
+			return this.delegate.reserve(key, cost, maxWaitNanos);
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String key, long cost) {
+			return this.delegate.tryAcquire(key, cost);
+		}
+
+		@Override
+		public void awaitPermit(String key, long nanos) throws InterruptedException {
+			this.beforeWait.run();
+			this.delegate.awaitPermit(key, nanos);
+		}
+
+		@Override
+		public RateLimitDecision inspect(String key) {
+			return this.delegate.inspect(key);
+		}
+
+		@Override
+		public void reset(String key) {
+			this.delegate.reset(key);
+		}
+
 	}
 
 	/** Counts the decisions asked of one key, to see who wakes up. */

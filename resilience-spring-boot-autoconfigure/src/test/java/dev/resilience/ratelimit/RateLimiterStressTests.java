@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 import dev.resilience.ManualTicker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Eight threads on one key: exactly the maximum admitted, never more permits in flight than allowed. */
 class RateLimiterStressTests {
@@ -151,6 +153,8 @@ class RateLimiterStressTests {
 		RateLimiter shared = registry.get("shared");
 		RateLimiter user = registry.get("user");
 		AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(4);
+		AtomicInteger admittedInAll = new AtomicInteger();
+		AtomicBoolean done = new AtomicBoolean();
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try {
 			List<Future<?>> workers = new ArrayList<>();
@@ -159,11 +163,14 @@ class RateLimiterStressTests {
 				int userIndex = i % 4;
 				workers.add(pool.submit(() -> {
 					start.await();
-					for (int call = 0; call < 300; call++) {
+					// A token held for a moment by a call the user window then rejects comes back:
+					// keep asking until all 100 are admitted (a lost token would stop it at 99).
+					while (!done.get()) {
 						try (Permit permit = registry.acquireAll(
 								List.of(new RateLimitRequest(shared, "", 1, Duration.ZERO),
 										new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO)))) {
 							admittedPerUser.incrementAndGet(userIndex);
+							admittedInAll.incrementAndGet();
 						}
 						catch (RateLimitExceededException ex) {
 							// rejected: counted nowhere
@@ -172,6 +179,10 @@ class RateLimiterStressTests {
 					return null;
 				}));
 			}
+			await().atMost(Duration.ofSeconds(20)).until(() -> admittedInAll.get() >= 100);
+			// Let every call in flight end before counting.
+			TimeUnit.MILLISECONDS.sleep(100);
+			done.set(true);
 			for (Future<?> worker : workers) {
 				worker.get(30, TimeUnit.SECONDS);
 			}
