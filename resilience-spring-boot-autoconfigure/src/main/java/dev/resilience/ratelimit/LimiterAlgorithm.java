@@ -35,6 +35,7 @@ final class LimiterAlgorithm {
 			Ticker clock, long cost, long maxWaitNanos, long typicalHoldNanos, boolean commit, @Nullable Ticket ticket) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		KeyState.Slots slots = state.slots;
+		int lost = 0;
 		while (true) {
 			KeyState.Bucket bucket = state.bucket();
 			long now = clock.read();
@@ -65,9 +66,15 @@ final class LimiterAlgorithm {
 				// Refilled to "now" already: again only for a call that waits.
 				after = ((at != now) ? bucket.refill(bucketSettings, at) : refilled).take(cost);
 				if (!state.replaceBucket(bucket, after)) {
-					// Another thread decided first (bucket-only limiters): step aside briefly, as
-					// Resilience4j does, so the threads on one key do not keep failing each other.
-					LockSupport.parkNanos(1);
+					// Another thread decided first (bucket-only limiters): retry at once, and after
+					// repeated losses step aside briefly, as Resilience4j does, so the threads on
+					// one key do not keep failing each other.
+					if (++lost > 1) {
+						LockSupport.parkNanos(1);
+					}
+					else {
+						Thread.onSpinWait();
+					}
 					continue;
 				}
 			}
