@@ -67,10 +67,15 @@ final class WindowLog implements SlidingWindow {
 	public void prune(WindowSettings settings, long now) {
 		long period = settings.periodNanos();
 		while (this.head < this.tail && now - this.times[this.head] >= period) {
-			this.base = this.totals[this.head];
-			this.head++;
-			this.headSequence++;
+			dropHead();
 		}
+	}
+
+	/** The oldest entry leaves; the running totals of the others stay as they are. */
+	private void dropHead() {
+		this.base = this.totals[this.head];
+		this.head++;
+		this.headSequence++;
 		if (this.head == this.tail) {
 			this.head = 0;
 			this.tail = 0;
@@ -154,15 +159,7 @@ final class WindowLog implements SlidingWindow {
 			return;
 		}
 		if (index == this.head) {
-			// The oldest entry simply leaves, as in a prune: the running totals stay as they are.
-			this.base = this.totals[this.head];
-			this.head++;
-			this.headSequence++;
-			if (this.head == this.tail) {
-				this.head = 0;
-				this.tail = 0;
-				this.base = 0;
-			}
+			dropHead();
 		}
 		else {
 			for (int i = index; i < this.tail; i++) {

@@ -55,23 +55,7 @@ class RateLimiterStressTests {
 				.build())
 			.build()
 			.get("api");
-		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
-		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
-		List<Future<?>> workers = new ArrayList<>();
-		for (int i = 0; i < THREADS; i++) {
-			workers.add(this.executor.submit(() -> {
-				for (int millis = 0; millis <= lastMillis; millis++) {
-					while (limiter.tryAcquire("k", 1).isPermitted()) {
-						admittedAt.incrementAndGet(millis);
-					}
-					step.await(10, TimeUnit.SECONDS);
-				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
+		AtomicIntegerArray admittedAt = admittedPerMillisecond(limiter, "k", lastMillis);
 		int[] expected = new int[lastMillis + 1];
 		expected[0] = 100;
 		expected[1_000] = 100;
@@ -104,23 +88,7 @@ class RateLimiterStressTests {
 				.build())
 			.build()
 			.get("api");
-		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
-		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
-		List<Future<?>> workers = new ArrayList<>();
-		for (int i = 0; i < THREADS; i++) {
-			workers.add(this.executor.submit(() -> {
-				for (int millis = 0; millis <= lastMillis; millis++) {
-					while (limiter.tryAcquire("", 1).isPermitted()) {
-						admittedAt.incrementAndGet(millis);
-					}
-					step.await(10, TimeUnit.SECONDS);
-				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
+		AtomicIntegerArray admittedAt = admittedPerMillisecond(limiter, "", lastMillis);
 		int[] expected = new int[lastMillis + 1];
 		expected[0] = 500;
 		for (int millis = 20; millis <= lastMillis; millis += 20) {
@@ -309,6 +277,32 @@ class RateLimiterStressTests {
 		}
 		assertThat(total).isEqualTo(100);
 		assertThat(shared.inspect("").getRemaining()).isZero();
+	}
+
+	/**
+	 * All threads call until rejected, then the clock steps 1 ms (moved by the barrier between
+	 * steps); returns how many were admitted at each millisecond.
+	 */
+	private AtomicIntegerArray admittedPerMillisecond(RateLimiter limiter, String key, int lastMillis)
+			throws Exception {
+		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
+		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
+		List<Future<?>> workers = new ArrayList<>();
+		for (int i = 0; i < THREADS; i++) {
+			workers.add(this.executor.submit(() -> {
+				for (int millis = 0; millis <= lastMillis; millis++) {
+					while (limiter.tryAcquire(key, 1).isPermitted()) {
+						admittedAt.incrementAndGet(millis);
+					}
+					step.await(10, TimeUnit.SECONDS);
+				}
+				return null;
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(60, TimeUnit.SECONDS);
+		}
+		return admittedAt;
 	}
 
 }
