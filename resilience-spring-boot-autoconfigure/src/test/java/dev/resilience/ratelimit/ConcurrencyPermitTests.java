@@ -1,6 +1,7 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -55,6 +56,32 @@ class ConcurrencyPermitTests {
 		this.ticker.advance(Duration.ofMillis(250));
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
 			.getRetryAfter()).isEqualTo(Duration.ofMillis(200));
+	}
+
+	@Test
+	void typicalHoldTimeWeighsEachReturnedPermitByAnEighth() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		holdFor(limiter, Duration.ofMillis(200));
+		holdFor(limiter, Duration.ofMillis(600));
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(50));
+		// typically held 200 ms, then 200 + (600 - 200) / 8 = 250 ms; the holder has had it for 50 ms
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(200));
+	}
+
+	@Test
+	void permitGivenBackByCancellingCountsTowardsTheTypicalHoldTime() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		this.ticker.set(Duration.ofSeconds(1));
+		Reservation reservation = limiter.reserve("k", 1, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(1300));
+		reservation.cancel();
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(50));
+		// held 300 ms by the cancelled call
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(250));
 	}
 
 	@Test
@@ -166,6 +193,23 @@ class ConcurrencyPermitTests {
 	}
 
 	@Test
+	void callInterruptedWhileWaitingForAPermitGivesUpAndKeepsItsInterruptFlag() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		limiter.acquire("k", 1, Duration.ZERO);
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(CancellationException.class)
+				.isThrownBy(() -> limiter.acquire("k", 1, Duration.ofSeconds(10)))
+				.withMessage("Interrupted while waiting for rate limiter 'db'; nothing was consumed");
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(limiter.inspect("k").getInFlight()).isOne();
+	}
+
+	@Test
 	void waitingAcquireIsRejectedWhenMaxWaitPassesWithoutAReturnedPermit() {
 		RateLimiter limiter = realTimeLimiter(1);
 		limiter.acquire("k", 1, Duration.ZERO);
@@ -180,6 +224,12 @@ class ConcurrencyPermitTests {
 		while (thread.getState() != Thread.State.TIMED_WAITING) {
 			assertThat(System.nanoTime()).as("%s waiting for a permit", thread.getName()).isLessThan(deadline);
 			Thread.sleep(1);
+		}
+	}
+
+	private void holdFor(RateLimiter limiter, Duration duration) {
+		try (Permit permit = limiter.acquire("k", 1, Duration.ZERO)) {
+			this.ticker.advance(duration);
 		}
 	}
 
