@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -207,6 +208,24 @@ class ConcurrencyPermitTests {
 			Thread.interrupted();
 		}
 		assertThat(limiter.inspect("k").getInFlight()).isOne();
+	}
+
+	@Test
+	void waitingAcquireProceedsWhenTheOldestLeaseExpires() {
+		// real time, as a reclaimed permit is waited for on a condition; the store has run for an hour
+		AtomicLong offset = new AtomicLong();
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(() -> System.nanoTime() + offset.get())
+			.limiter("db", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMillis(20)).build())
+			.build()
+			.get("db");
+		offset.set(Duration.ofHours(1).toNanos());
+		limiter.acquire("k", 1, Duration.ZERO);
+		// the holder never returns its permit: the waiter gets it when the lease expires, not at max-wait
+		try (Permit permit = limiter.acquire("k", 1, Duration.ofSeconds(30))) {
+			assertThat(permit.getWaited()).isLessThan(Duration.ofSeconds(10));
+			assertThat(limiter.inspect("k").getInFlight()).isOne();
+		}
 	}
 
 	@Test
