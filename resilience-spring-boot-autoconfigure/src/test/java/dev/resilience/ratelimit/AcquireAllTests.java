@@ -3,8 +3,14 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,6 +20,7 @@ import dev.resilience.Ticker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /** Several limiters on one call with a moving clock, waits imposed by one limiter, and failures along the way. */
@@ -86,6 +93,76 @@ class AcquireAllTests {
 		assertThat(othersDuringTheWait).hasSize(1);
 		assertThat(othersDuringTheWait.get(0).isPermitted()).isTrue();
 		assertThat(othersDuringTheWait.get(0).getRemaining()).isEqualTo(98);
+	}
+
+	@Test
+	void aCallWhoseShareOfAnotherLimiterWasTakenDuringItsWaitAsksAgainWithinItsMaxWait() {
+		ManualTicker ticker = new ManualTicker();
+		AtomicReference<RateLimiterRegistry> registryRef = new AtomicReference<>();
+		List<Duration> sleeps = new ArrayList<>();
+		List<RateLimitDecision> decisions = new ArrayList<>();
+		Sleeper sleeper = (nanos) -> {
+			sleeps.add(Duration.ofNanos(nanos));
+			if (sleeps.size() == 1) {
+				// half a second before the call proceeds, somebody else takes the global slot
+				ticker.advanceNanos(nanos - Duration.ofMillis(500).toNanos());
+				registryRef.get().get("global").tryAcquire("", 1);
+				ticker.advance(Duration.ofMillis(500));
+			}
+			else {
+				ticker.advanceNanos(nanos);
+			}
+		};
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper(sleeper)
+			.listener((limiter, decision) -> decisions.add(decision))
+			.limiter("per-user", RateLimiterSettings.builder().window(1, Duration.ofSeconds(4)).build())
+			.limiter("global", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.build();
+		registryRef.set(registry);
+		List<RateLimitRequest> userX = List.of(
+				new RateLimitRequest(registry.get("per-user"), "x", 1, Duration.ofSeconds(10)),
+				new RateLimitRequest(registry.get("global"), "", 1, Duration.ofSeconds(10)));
+		registry.acquireAll(userX).close();
+		decisions.clear();
+
+		// per-user admits at 4 s; at 4 s the global slot taken at 3.5 s is only free at 4.5 s
+		Permit permit = registry.acquireAll(userX);
+
+		assertThat(permit.getWaited()).isEqualTo(Duration.ofMillis(4500));
+		assertThat(sleeps).containsExactly(Duration.ofSeconds(4), Duration.ofMillis(500));
+		assertThat(decisions).extracting(RateLimitDecision::getLimiterName, RateLimitDecision::getWait)
+			.containsExactly(tuple("global", Duration.ZERO), tuple("per-user", Duration.ofMillis(4500)),
+					tuple("global", Duration.ofMillis(4500)));
+		// each limiter counts the call once, at 4.5 s
+		assertThat(registry.get("per-user").tryAcquire("x", 1).getRetryAfter()).isEqualTo(Duration.ofSeconds(4));
+		assertThat(registry.get("global").tryAcquire("", 1).getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void aCallInterruptedWhileWaitingForItsSlotGivesTheSlotBackAndKeepsItsInterruptFlag() {
+		ManualTicker ticker = new ManualTicker();
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper((nanos) -> {
+				throw new InterruptedException();
+			})
+			.limiter("api", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.build()
+			.get("api");
+		limiter.acquire("k", 1, Duration.ofSeconds(5)).close();
+		try {
+			assertThatExceptionOfType(CancellationException.class)
+				.isThrownBy(() -> limiter.acquire("k", 1, Duration.ofSeconds(5)))
+				.withMessage("Interrupted while waiting for rate limiter 'api'; nothing was consumed");
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		// the slot at 1 s is free for the next caller
+		assertThat(limiter.reserve("k", 1, Duration.ofSeconds(5)).getDecision().getWait()).isEqualTo(Duration.ofSeconds(1));
 	}
 
 	@Test
@@ -203,6 +280,50 @@ class AcquireAllTests {
 			assertThat(limiter.inspect("k").getInFlight()).isEqualTo(1);
 		}
 		assertThat(limiter.inspect("k").getInFlight()).isZero();
+	}
+
+	@Test
+	void aFailingListenerIsLoggedAsAWarning() {
+		IllegalStateException bug = new IllegalStateException("listener bug");
+		RateLimitListener failing = (l, decision) -> {
+			throw bug;
+		};
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(new ManualTicker())
+			.listener(failing)
+			.limiter("api", HUNDRED_PER_SECOND)
+			.build()
+			.get("api");
+		List<LogRecord> records = new CopyOnWriteArrayList<>();
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				records.add(record);
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		Logger logger = Logger.getLogger(RateLimitAcquirer.class.getName());
+		logger.addHandler(handler);
+		try {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
+		assertThat(records).singleElement().satisfies((record) -> {
+			assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+			assertThat(record.getMessage()).isEqualTo("Rate limit listener " + failing + " failed");
+			assertThat(record.getThrown()).isSameAs(bug);
+		});
 	}
 
 	@Test

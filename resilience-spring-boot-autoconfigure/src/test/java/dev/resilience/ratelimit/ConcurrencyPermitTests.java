@@ -1,8 +1,10 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +74,18 @@ class ConcurrencyPermitTests {
 		this.ticker.advance(Duration.ofMillis(50));
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
 			.getRetryAfter()).isEqualTo(Duration.ofMillis(150));
+	}
+
+	@Test
+	void typicalHoldTimeWeighsEachReturnedPermitByAnEighth() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		holdFor(limiter, Duration.ofMillis(200));
+		holdFor(limiter, Duration.ofMillis(600));
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.ticker.advance(Duration.ofMillis(50));
+		// typically held 200 ms, then 200 + (600 - 200) / 8 = 250 ms; the holder has had it for 50 ms
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("k", 1, Duration.ZERO))
+			.getRetryAfter()).isEqualTo(Duration.ofMillis(200));
 	}
 
 	@Test
@@ -183,6 +197,41 @@ class ConcurrencyPermitTests {
 	}
 
 	@Test
+	void callInterruptedWhileWaitingForAPermitGivesUpAndKeepsItsInterruptFlag() {
+		RateLimiter limiter = limiter(1, Duration.ofMinutes(1));
+		limiter.acquire("k", 1, Duration.ZERO);
+		Thread.currentThread().interrupt();
+		try {
+			assertThatExceptionOfType(CancellationException.class)
+				.isThrownBy(() -> limiter.acquire("k", 1, Duration.ofSeconds(10)))
+				.withMessage("Interrupted while waiting for rate limiter 'db'; nothing was consumed");
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(limiter.inspect("k").getInFlight()).isOne();
+	}
+
+	@Test
+	void waitingAcquireProceedsWhenTheOldestLeaseExpires() {
+		// real time, as a reclaimed permit is waited for on a condition; the store has run for an hour
+		AtomicLong offset = new AtomicLong();
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(() -> System.nanoTime() + offset.get())
+			.limiter("db", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMillis(20)).build())
+			.build()
+			.get("db");
+		offset.set(Duration.ofHours(1).toNanos());
+		limiter.acquire("k", 1, Duration.ZERO);
+		// the holder never returns its permit: the waiter gets it when the lease expires, not at max-wait
+		try (Permit permit = limiter.acquire("k", 1, Duration.ofSeconds(30))) {
+			assertThat(permit.getWaited()).isLessThan(Duration.ofSeconds(10));
+			assertThat(limiter.inspect("k").getInFlight()).isOne();
+		}
+	}
+
+	@Test
 	void waitingAcquireIsRejectedWhenMaxWaitPassesWithoutAReturnedPermit() {
 		RateLimiter limiter = realTimeLimiter(1);
 		limiter.acquire("k", 1, Duration.ZERO);
@@ -197,6 +246,12 @@ class ConcurrencyPermitTests {
 		while (thread.getState() != Thread.State.TIMED_WAITING) {
 			assertThat(System.nanoTime()).as("%s waiting for a permit", thread.getName()).isLessThan(deadline);
 			Thread.sleep(1);
+		}
+	}
+
+	private void holdFor(RateLimiter limiter, Duration duration) {
+		try (Permit permit = limiter.acquire("k", 1, Duration.ZERO)) {
+			this.ticker.advance(duration);
 		}
 	}
 

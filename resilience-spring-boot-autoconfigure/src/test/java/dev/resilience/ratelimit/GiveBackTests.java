@@ -55,6 +55,24 @@ class GiveBackTests {
 	}
 
 	@Test
+	void bucketGivesNothingBackForCallsTakenBeforeItFilledUpUnused() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(4, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		Reservation second = limiter.reserve("k", 1, Duration.ZERO);
+		this.ticker.set(Duration.ofSeconds(5));
+
+		// Nobody used the bucket since: it filled up by 5 s with or without either call.
+		first.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(4);
+		assertThat(limiter.tryAcquire("k", 3).getRemaining()).isEqualTo(1);
+		second.cancel();
+
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(1);
+	}
+
+	@Test
 	void bucketGivenBackAfterOthersTookTokensGetsTheCostBack() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.tokenBucket(10, 1, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
@@ -146,6 +164,60 @@ class GiveBackTests {
 		assertThat(limiter.tryAcquire("k", 3).getRemaining()).isEqualTo(3);
 
 		first.cancel();
+
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(7);
+	}
+
+	@Test
+	void counterWindowGivesBackAnEarlierCallOfAKeyFirstUsedMidPeriod() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		this.ticker.set(Duration.ofMillis(600));
+		Reservation first = limiter.reserve("k", 4, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(700));
+		assertThat(limiter.tryAcquire("k", 3).getRemaining()).isEqualTo(3);
+
+		first.cancel();
+
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(7);
+	}
+
+	@Test
+	void counterWindowGivesBackCallsOfThePreviousFixedWindow() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		Reservation atTheStart = limiter.reserve("k", 4, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(200));
+		Reservation later = limiter.reserve("k", 2, Duration.ZERO);
+		// at 1.2s the 6 of [0s, 1s) weigh 0.8: 4.8 + 3 = 7.8 used
+		this.ticker.set(Duration.ofMillis(1200));
+		assertThat(limiter.tryAcquire("k", 3).getRemaining()).isEqualTo(2);
+
+		atTheStart.cancel();
+		later.cancel();
+
+		// only the call in [1s, 2s) counts
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(7);
+	}
+
+	@Test
+	void counterWindowGivesNothingBackForACallThatNoLongerCounts() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		Reservation old = limiter.reserve("k", 4, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(1500));
+		assertThat(limiter.tryAcquire("k", 2).getRemaining()).isEqualTo(6);
+		// at 2.2s the 2 of [1s, 2s) weigh 0.8: 1.6 + 1 = 2.6 used; the call at 0s counts no more
+		this.ticker.set(Duration.ofMillis(2200));
+		assertThat(limiter.tryAcquire("k", 1).getRemaining()).isEqualTo(7);
+
+		old.cancel();
 
 		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(7);
 	}

@@ -143,6 +143,21 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
+	void sharedIntervalBucketOnATickerReadingAnythingRefillsOnePeriodAfterItsFirstUse() {
+		this.ticker.set(Duration.ofMillis(30));
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofMillis(100), RefillStrategy.INTERVAL)
+			.build());
+		assertThat(take(store, "")).isEqualTo("ok 0");
+		this.ticker.set(Duration.ofMillis(130).minusNanos(1));
+		RateLimitDecision early = store.reserve("", 1, 0).getDecision();
+		assertThat(early.isPermitted()).isFalse();
+		assertThat(early.getRetryAfter()).isEqualTo(Duration.ofNanos(1));
+		this.ticker.set(Duration.ofMillis(130));
+		assertThat(take(store, "")).isEqualTo("ok 0");
+	}
+
+	@Test
 	void storeResetForgetsOneKey() {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
 		take(store, "a");

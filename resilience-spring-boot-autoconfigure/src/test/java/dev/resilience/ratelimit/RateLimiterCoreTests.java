@@ -19,6 +19,7 @@ import dev.resilience.Ticker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /** The limiter's behaviour at its edges: waiting for permits, keys, inspection and serialization. */
@@ -109,6 +110,39 @@ class RateLimiterCoreTests {
 			assertThat(busy.isConcurrencyLimited()).isTrue();
 		}
 		assertThat(limiter.inspect("k").isPermitted()).isTrue();
+	}
+
+	@Test
+	void limitIsTheQuotaOfTheConstraintWithTheLeastRemaining() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api", RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(10, Duration.ofSeconds(1))
+			.build());
+		RateLimitDecision decision = limiter.tryAcquire("k", 3);
+		assertThat(decision.getRemaining()).isEqualTo(2);
+		assertThat(decision.getLimit()).isEqualTo(5);
+		RateLimiter permits = TestLimiters.onManualClock(this.ticker, "db", RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.maxConcurrent(1, Duration.ofMinutes(1))
+			.build());
+		try (Permit permit = permits.acquire("k", 1)) {
+			assertThat(permit.getDecisions()).singleElement().satisfies((held) -> {
+				assertThat(held.getRemaining()).isZero();
+				assertThat(held.getLimit()).isOne();
+			});
+		}
+	}
+
+	@Test
+	void rejectionMessageNamesTheKeyUnlessItIsTheSharedBucket() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
+				RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		limiter.tryAcquire("alice", 1);
+		limiter.tryAcquire("", 1);
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("alice", 1, Duration.ZERO)))
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("", 1, Duration.ZERO)))
+			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
 	}
 
 	@Test

@@ -10,7 +10,9 @@ import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Several limiters on one call through the registry: all or nothing, slots aligned, listeners told. */
@@ -105,6 +107,61 @@ class RateLimiterRegistryTests {
 	}
 
 	@Test
+	void listenersSeeEveryOutcomeOfASingleLimitersAcquire() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		RateLimiter a = registry(one, one).get("a");
+		a.acquire("k", 1, Duration.ZERO).close();
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> a.acquire("k", 1, Duration.ZERO));
+		a.acquire("k", 1, Duration.ofSeconds(1)).close();
+		assertThat(this.decisions).extracting(RateLimitDecision::isPermitted, RateLimitDecision::getWait)
+			.containsExactly(tuple(true, Duration.ZERO), tuple(false, Duration.ZERO), tuple(true, Duration.ofSeconds(1)));
+	}
+
+	@Test
+	void registryListsItsLimitersInConfigurationOrderWithTheirStores() {
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.store("uncounted", (name, settings, ticker) -> new UncountedStore(new InMemoryRateLimitStore(name, settings, ticker)))
+			.limiter("b", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.limiter("a", RateLimiterSettings.builder().store("uncounted").window(1, Duration.ofSeconds(1)).build())
+			.build();
+		assertThat(registry.getNames()).containsExactly("b", "a");
+		assertThat(registry.getAll()).extracting(RateLimiter::getName, RateLimiter::getStoreType)
+			.containsExactly(tuple("b", "memory"), tuple("a", "uncounted"));
+	}
+
+	@Test
+	void limiterCountsItsKeysOnlyWhenItsStoreCanTell() {
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.store("uncounted", (name, settings, ticker) -> new UncountedStore(new InMemoryRateLimitStore(name, settings, ticker)))
+			.limiter("memory", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.limiter("uncounted", RateLimiterSettings.builder().store("uncounted").window(1, Duration.ofSeconds(1)).build())
+			.build();
+		for (RateLimiter limiter : registry.getAll()) {
+			limiter.tryAcquire("x", 1);
+			limiter.tryAcquire("y", 1);
+			limiter.tryAcquire("", 1);
+		}
+		// the shared bucket is not a key
+		assertThat(registry.get("memory").getKeyCount()).hasValue(2);
+		assertThat(registry.get("uncounted").getKeyCount()).isEmpty();
+	}
+
+	@Test
+	void resetForgetsOneKeyOfTheLimiter() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		RateLimiter a = registry(one, one).get("a");
+		a.tryAcquire("k", 1);
+		a.tryAcquire("other", 1);
+
+		a.reset("k");
+
+		assertThat(a.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(a.tryAcquire("other", 1).isPermitted()).isFalse();
+	}
+
+	@Test
 	void unknownLimiterNameListsTheConfiguredOnes() {
 		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
 		assertThatIllegalArgumentException().isThrownBy(() -> registry(one, one).get("c"))
@@ -116,6 +173,41 @@ class RateLimiterRegistryTests {
 		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
 		assertThatIllegalArgumentException().isThrownBy(() -> registry(one, one).acquireAll(List.of()))
 			.withMessage("at least one rate limit request is needed");
+	}
+
+	/** A store that cannot tell how many keys it holds. */
+	private record UncountedStore(RateLimitStore delegate) implements RateLimitStore {
+
+		@Override
+		public String getType() {
+			return "uncounted";
+		}
+
+		@Override
+		public Reservation reserve(String key, long cost, long maxWaitNanos) {
+			return this.delegate.reserve(key, cost, maxWaitNanos);
+		}
+
+		@Override
+		public RateLimitDecision tryAcquire(String key, long cost) {
+			return this.delegate.tryAcquire(key, cost);
+		}
+
+		@Override
+		public void awaitPermit(String key, long nanos) throws InterruptedException {
+			this.delegate.awaitPermit(key, nanos);
+		}
+
+		@Override
+		public RateLimitDecision inspect(String key) {
+			return this.delegate.inspect(key);
+		}
+
+		@Override
+		public void reset(String key) {
+			this.delegate.reset(key);
+		}
+
 	}
 
 	private static List<RateLimitRequest> requests(RateLimiterRegistry registry, Duration maxWait) {

@@ -76,6 +76,13 @@ class RateLimiterSettingsTests {
 	}
 
 	@Test
+	void builderRejectsATokenBucketThatNeverRefills() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RateLimiterSettings.builder().tokenBucket(1, 0, Duration.ofSeconds(1), RefillStrategy.GREEDY))
+			.withMessage("token-bucket.refill-tokens must be positive but was 0");
+	}
+
+	@Test
 	void builderRejectsNonPositiveTokenBucketValues() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().tokenBucket(0, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY))
@@ -125,6 +132,19 @@ class RateLimiterSettingsTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().maxConcurrent(1, Duration.ZERO).build())
 			.withMessage("lease-timeout must be positive but was PT0S");
+	}
+
+	@Test
+	void requestRejectsACostTheLimiterCouldNeverAdmit() {
+		RateLimiter limiter = RateLimiterRegistry.builder()
+			.ticker(new ManualTicker())
+			.limiter("partner-api", BUCKET_10_WINDOW_20)
+			.build()
+			.get("partner-api");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitRequest(limiter, "k", 11, Duration.ZERO))
+			.withMessageStartingWith("Rate limiter 'partner-api': cost 11 exceeds 10");
+		assertThatIllegalArgumentException().isThrownBy(() -> new RateLimitRequest(limiter, "k", 0, Duration.ZERO))
+			.withMessage("Rate limiter 'partner-api': cost must be positive but was 0");
 	}
 
 	@Test

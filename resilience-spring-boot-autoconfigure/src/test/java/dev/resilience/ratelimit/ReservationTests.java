@@ -32,6 +32,15 @@ class ReservationTests {
 	}
 
 	@Test
+	void waitedIsTheTimeSpentWaitingWhateverTheTickerReads() {
+		this.ticker.set(Duration.ofHours(3));
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
+		assertThat(limiter.acquire("k", 1, Duration.ofSeconds(5)).getWaited()).isZero();
+		assertThat(limiter.acquire("k", 1, Duration.ofSeconds(5)).getWaited()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(this.ticker.read()).isEqualTo(Duration.ofHours(3).plusSeconds(1).toNanos());
+	}
+
+	@Test
 	void windowReservationsAreFirstComeFirstServed() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
 		assertThat(reserveWait(limiter, Duration.ofSeconds(5))).isZero();

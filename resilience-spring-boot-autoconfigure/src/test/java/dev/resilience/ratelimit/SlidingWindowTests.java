@@ -129,6 +129,63 @@ class SlidingWindowTests {
 		assertThat(admitted).isEqualTo(5);
 	}
 
+	@Test
+	void counterWindowsOfAKeyStartAtItsFirstUse() {
+		InMemoryRateLimitStore store = store(WindowAlgorithm.COUNTER, 10, Duration.ofSeconds(1));
+		assertThat(callAt(store, ms(300), 6).getRemaining()).isEqualTo(4);
+		// the fixed windows are [0.3s, 1.3s) and [1.3s, 2.3s): at 1.8s the first one weighs half, 6 * 0.5 = 3
+		this.ticker.set(Duration.ofMillis(1800));
+		assertThat(store.inspect("k").getRemaining()).isEqualTo(7);
+	}
+
+	@Test
+	void counterWindowCallAtTheStartOfTheNextFixedWindowCountsThere() {
+		InMemoryRateLimitStore store = store(WindowAlgorithm.COUNTER, 10, Duration.ofSeconds(1));
+		assertThat(callAt(store, 0, 4).isPermitted()).isTrue();
+		assertThat(callAt(store, ms(1000), 3).getRemaining()).isEqualTo(3);
+		// at 1.5s the 4 of [0s, 1s) weigh half and the 3 of [1s, 2s) count fully: 2 + 3 = 5
+		this.ticker.set(Duration.ofMillis(1500));
+		assertThat(store.inspect("k").getRemaining()).isEqualTo(5);
+	}
+
+	@Test
+	void counterWindowReservationIntoTheNextFixedWindowCountsThere() {
+		InMemoryRateLimitStore store = store(WindowAlgorithm.COUNTER, 10, Duration.ofSeconds(1));
+		assertThat(callAt(store, 0, 10).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(100));
+		// in [1s, 2s) the 10 of [0s, 1s) weigh 10 * (1 - t): one more fits from 1.1s
+		RateLimitDecision reserved = store.reserve("k", 1, Duration.ofSeconds(5).toNanos()).getDecision();
+		assertThat(reserved.isPermitted()).isTrue();
+		assertThat(reserved.getWait()).isEqualTo(Duration.ofSeconds(1));
+		// at 2s the reserved call is the whole previous fixed window
+		this.ticker.set(Duration.ofSeconds(2));
+		assertThat(store.inspect("k").getRemaining()).isEqualTo(9);
+		this.ticker.set(Duration.ofSeconds(3));
+		assertThat(store.inspect("k").getRemaining()).isEqualTo(10);
+	}
+
+	@Test
+	void counterWindowResetIsWhenTheFixedWindowOfTheLatestCallsEnds() {
+		// The counter cannot tell when its estimate next drops by a whole call; it reports when the
+		// fixed window holding the latest calls ends, from when their count starts to fade.
+		InMemoryRateLimitStore store = store(WindowAlgorithm.COUNTER, 10, Duration.ofSeconds(1));
+		this.ticker.set(Duration.ofMillis(200));
+		assertThat(store.inspect("k").getQuotas()).containsExactly(
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, 10, Duration.ofSeconds(1), 10, Duration.ZERO));
+		// the key's fixed windows start at its first use: [0.2s, 1.2s), [1.2s, 2.2s), ...
+		assertThat(callAt(store, ms(200), 3).getQuotas()).containsExactly(
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, 10, Duration.ofSeconds(1), 7, Duration.ofSeconds(1)));
+		assertThat(callAt(store, ms(1200), 3).isPermitted()).isTrue();
+		// at 1.5s: 3 * 0.7 + 3 = 5.1 used, and [1.2s, 2.2s) ends in 0.7s
+		this.ticker.set(Duration.ofMillis(1500));
+		assertThat(store.inspect("k").getQuotas()).containsExactly(
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, 10, Duration.ofSeconds(1), 4, Duration.ofMillis(700)));
+		// both fixed windows have faded by 3.2s
+		this.ticker.set(Duration.ofMillis(3200));
+		assertThat(store.inspect("k").getQuotas()).containsExactly(
+				new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.WINDOW, 10, Duration.ofSeconds(1), 10, Duration.ZERO));
+	}
+
 	@ParameterizedTest
 	@EnumSource(WindowAlgorithm.class)
 	void windowLongerThanALongOfNanosecondsKeepsItsEntries(WindowAlgorithm algorithm) {

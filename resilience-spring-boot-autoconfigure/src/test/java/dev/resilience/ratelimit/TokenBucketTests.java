@@ -156,6 +156,35 @@ class TokenBucketTests {
 	}
 
 	@Test
+	void tokenBucketThatFillsUpLosesTheFractionOfATokenEarnedMeanwhile() {
+		TokenBucketSettings settings = greedy(7, 1, Duration.ofSeconds(1));
+		// full at 2s; the half token earned after that is lost, so the next token comes a whole second after 2.5s
+		Result result = TokenBucket.tryTake(settings, new State(5, 0), ms(2500), 1);
+		assertThat(result.state()).isEqualTo(new State(6, ms(2500)));
+		assertThat(result.nanosUntilRefill()).isEqualTo(SECOND);
+	}
+
+	@Test
+	void tokenBucketFullIntervalBucketKeepsTheGridOfItsFirstUse() {
+		TokenBucketSettings settings = interval(10, 3, Duration.ofMillis(100));
+		assertThat(TokenBucket.refill(settings, new State(10, ms(30)), ms(480))).isEqualTo(new State(10, ms(430)));
+		Result taken = TokenBucket.tryTake(settings, new State(10, ms(30)), ms(480), 3);
+		assertThat(taken.state()).isEqualTo(new State(7, ms(430)));
+		assertThat(taken.nanosUntilRefill()).isEqualTo(ms(50));
+	}
+
+	@Test
+	void tokenBucketGreedyRefillIsExactWhenElapsedTimesRateExceedsALong() {
+		// a million tokens per second: elapsed nanoseconds times tokens per period pass 2^63 after about 2.6 hours
+		TokenBucketSettings settings = greedy(1_000_000_000_000L, 1_000_000, Duration.ofSeconds(1));
+		State empty = new State(0, 0);
+		assertThat(TokenBucket.refill(settings, empty, 10_000 * SECOND))
+			.isEqualTo(new State(10_000_000_000L, 10_000 * SECOND));
+		assertThat(TokenBucket.refill(settings, empty, 100_000 * SECOND))
+			.isEqualTo(new State(100_000_000_000L, 100_000 * SECOND));
+	}
+
+	@Test
 	void tokenBucketStartsFull() {
 		TokenBucketSettings settings = greedy(7, 1, Duration.ofSeconds(1));
 		assertThat(TokenBucket.full(settings, 42)).isEqualTo(new State(7, 42));
