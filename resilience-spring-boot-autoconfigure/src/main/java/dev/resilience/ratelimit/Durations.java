@@ -22,11 +22,6 @@ final class Durations {
 		}
 	}
 
-	/** Rounds nanoseconds up to whole seconds, as HTTP headers want them. */
-	static long ceilSeconds(long nanos) {
-		return (nanos <= 0) ? 0 : (nanos - 1) / 1_000_000_000L + 1;
-	}
-
 	/** Returns {@code ceil(a * b / c)} for non-negative {@code a}, {@code b} and positive {@code c}. */
 	static long mulDivCeil(long a, long b, long c) {
 		if (Math.multiplyHigh(a, b) == 0 && a * b >= 0) {

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 
@@ -34,7 +35,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final RateLimiterSettings settings;
 
-	private volatile KeyState shared;
+	/** The empty key's state, made at its first use like any other key's. */
+	private volatile @Nullable KeyState shared;
 
 	/** The ticker counted from the store's creation. */
 	private final Ticker clock;
@@ -55,7 +57,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.settings = settings;
 		long origin = ticker.read();
 		this.clock = () -> ticker.read() - origin;
-		this.shared = new KeyState(settings, 0);
 		this.states = Caffeine.newBuilder()
 			.ticker(this.clock::read)
 			.scheduler(Scheduler.systemScheduler())
@@ -98,13 +99,23 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	KeyState state(String key) {
 		if (key.isEmpty()) {
-			return this.shared;
+			KeyState shared = this.shared;
+			return (shared != null) ? shared : sharedState();
 		}
 		KeyState state = this.states.getIfPresent(key);
 		if (state == null) {
 			state = this.states.get(key, (k) -> new KeyState(this.settings, this.clock.read()));
 		}
 		return state;
+	}
+
+	private synchronized KeyState sharedState() {
+		KeyState shared = this.shared;
+		if (shared == null) {
+			shared = new KeyState(this.settings, this.clock.read());
+			this.shared = shared;
+		}
+		return shared;
 	}
 
 	@Override
@@ -187,7 +198,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(String key) {
 		if (key.isEmpty()) {
-			this.shared = new KeyState(this.settings, this.clock.read());
+			this.shared = null;
 		}
 		else {
 			this.states.invalidate(key);

@@ -87,10 +87,8 @@ final class WindowCounter implements SlidingWindow {
 			long at = Durations.saturatedAdd(windowStart, period - (long) Math.floor((double) room * period / previous));
 			return Math.max(from, at);
 		}
+		// Here "current" alone leaves no room (so it is positive): it weighs in the next window.
 		long nextStart = Durations.saturatedAdd(windowStart, period);
-		if (current == 0) {
-			return nextStart;
-		}
 		long at = Durations.saturatedAdd(nextStart,
 				period - (long) Math.floor((double) (settings.limit() - cost) * period / current));
 		return Math.max(nextStart, at);

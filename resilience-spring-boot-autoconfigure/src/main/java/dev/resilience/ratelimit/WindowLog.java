@@ -189,8 +189,26 @@ final class WindowLog implements SlidingWindow {
 	@Override
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		int first = firstCounted(settings.periodNanos(), at);
-		return (total() == totalBefore(first)) ? 0
-				: Math.max(0, Durations.saturatedAdd(settings.periodNanos(), this.times[first] - at));
+		long before = totalBefore(first);
+		if (total() == before) {
+			return 0;
+		}
+		// More quota comes when the oldest entry that still costs something leaves; entries given
+		// back cost nothing.
+		int oldest = first;
+		if (this.totals[oldest] == before) {
+			int high = this.tail - 1;
+			while (oldest < high) {
+				int mid = (oldest + high) >>> 1;
+				if (this.totals[mid] > before) {
+					high = mid;
+				}
+				else {
+					oldest = mid + 1;
+				}
+			}
+		}
+		return Math.max(0, Durations.saturatedAdd(settings.periodNanos(), this.times[oldest] - at));
 	}
 
 	@Override

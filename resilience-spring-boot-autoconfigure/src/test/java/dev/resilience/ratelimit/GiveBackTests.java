@@ -136,6 +136,26 @@ class GiveBackTests {
 	}
 
 	@Test
+	void logWindowResetIsWhenTheOldestEntryStillCountingLeaves() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(3, Duration.ofSeconds(4)).build());
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		this.ticker.set(Duration.ofSeconds(1));
+		Reservation second = limiter.reserve("k", 1, Duration.ZERO);
+		this.ticker.set(Duration.ofSeconds(2));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+
+		second.cancel();
+		first.cancel();
+
+		this.ticker.set(Duration.ofMillis(2500));
+		RateLimitDecision state = limiter.inspect("k");
+		assertThat(state.getRemaining()).isEqualTo(2);
+		// only the call at 2 s still counts: more quota at 6 s
+		assertThat(state.getQuotas()).singleElement()
+			.satisfies((quota) -> assertThat(quota.reset()).isEqualTo(Duration.ofMillis(3500)));
+	}
+
+	@Test
 	void counterWindowForgetsACancelledReservationsTime() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.window(10, Duration.ofSeconds(1))

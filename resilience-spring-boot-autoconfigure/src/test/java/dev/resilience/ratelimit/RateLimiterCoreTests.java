@@ -163,6 +163,19 @@ class RateLimiterCoreTests {
 	}
 
 	@Test
+	void theSharedBucketsIntervalsStartAtItsFirstUseToo() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofMillis(100), RefillStrategy.INTERVAL)
+			.build());
+		this.ticker.set(Duration.ofMillis(30));
+		assertThat(limiter.tryAcquire("", 1).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(100));
+		assertThat(limiter.tryAcquire("", 1).getRetryAfter()).isEqualTo(Duration.ofMillis(30));
+		this.ticker.set(Duration.ofMillis(130));
+		assertThat(limiter.tryAcquire("", 1).isPermitted()).isTrue();
+	}
+
+	@Test
 	void rejectionSurvivesSerialization() throws Exception {
 		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
 				RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
