@@ -75,11 +75,6 @@ final class KeyState {
 					: new Bucket(refilled);
 		}
 
-		/** This bucket with {@code cost} tokens taken. */
-		Bucket take(long cost) {
-			return new Bucket(this.tokens - cost, this.updatedAt);
-		}
-
 	}
 
 	/**

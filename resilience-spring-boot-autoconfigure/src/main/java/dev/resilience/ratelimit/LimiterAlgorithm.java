@@ -40,11 +40,11 @@ final class LimiterAlgorithm {
 			KeyState.Bucket bucket = state.bucket();
 			long now = clock.read();
 			long at = now;
-			KeyState.Bucket refilled = null;
+			TokenBucket.State refilled = null;
 			if (bucket != null && bucketSettings != null) {
-				refilled = bucket.refill(bucketSettings, now);
+				refilled = TokenBucket.refill(bucketSettings, bucket.state(), now);
 				if (refilled.updatedAt() > now || refilled.tokens() < cost) {
-					at = TokenBucket.availableAt(bucketSettings, refilled.state(), now, cost);
+					at = TokenBucket.availableAt(bucketSettings, refilled, now, cost);
 				}
 			}
 			boolean concurrencyFull = false;
@@ -58,13 +58,16 @@ final class LimiterAlgorithm {
 				boolean permitted = !concurrencyFull && wait <= maxWaitNanos;
 				long retryAfter = (slots == null || !concurrencyFull) ? wait
 						: Math.max(wait, permitEstimate(settings, slots, now, typicalHoldNanos));
-				return describe(name, key, settings, refilled, slots, now, permitted, 0, permitted ? 0 : retryAfter,
-						concurrencyFull && wait <= maxWaitNanos);
+				return describe(name, key, settings, (refilled != null) ? new KeyState.Bucket(refilled) : null, slots, now,
+						permitted, 0, permitted ? 0 : retryAfter, concurrencyFull && wait <= maxWaitNanos);
 			}
 			KeyState.Bucket after = null;
 			if (bucket != null && refilled != null && bucketSettings != null) {
 				// Refilled to "now" already: again only for a call that waits.
-				after = ((at != now) ? bucket.refill(bucketSettings, at) : refilled).take(cost);
+				if (at != now) {
+					refilled = TokenBucket.refill(bucketSettings, bucket.state(), at);
+				}
+				after = new KeyState.Bucket(refilled.tokens() - cost, refilled.updatedAt());
 				if (!state.replaceBucket(bucket, after)) {
 					// Another thread decided first (bucket-only limiters): retry at once, and after
 					// repeated losses step aside briefly, as Resilience4j does, so the threads on

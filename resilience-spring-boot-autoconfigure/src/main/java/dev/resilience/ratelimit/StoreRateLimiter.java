@@ -18,11 +18,14 @@ final class StoreRateLimiter implements RateLimiter {
 
 	private final RateLimitAcquirer acquirer;
 
+	private final long maxCost;
+
 	StoreRateLimiter(String name, RateLimiterSettings settings, RateLimitStore store, RateLimitAcquirer acquirer) {
 		this.name = name;
 		this.settings = settings;
 		this.store = store;
 		this.acquirer = acquirer;
+		this.maxCost = settings.maxCost();
 	}
 
 	@Override
@@ -92,6 +95,9 @@ final class StoreRateLimiter implements RateLimiter {
 	}
 
 	private void checkCost(int cost) {
+		if (cost > 0 && cost <= this.maxCost) {
+			return; // the usual case, without walking the settings
+		}
 		try {
 			this.settings.checkCost(cost);
 		}
