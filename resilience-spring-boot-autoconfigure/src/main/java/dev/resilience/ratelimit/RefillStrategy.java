@@ -12,7 +12,8 @@ public enum RefillStrategy {
 
 	/**
 	 * All {@code refill-tokens} arrive at once, at the end of each whole {@code refill-period}.
-	 * The part of a period already elapsed is kept, so the refills stay on a fixed grid.
+	 * The part of a period already elapsed is kept, so a key's refills stay on the grid that
+	 * starts at its first use.
 	 */
 	INTERVAL
 
