@@ -117,6 +117,68 @@ class GiveBackTests {
 	}
 
 	@Test
+	void counterWindowGivesBackAnEarlierCallOfAnEarlierWindowThenTheLatestOne() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		// first used at 0.5 s: its fixed windows are [0.5 s, 1.5 s), [1.5 s, 2.5 s), ...
+		this.ticker.set(Duration.ofMillis(500));
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(10);
+		limiter.tryAcquire("k", 1);
+		this.ticker.set(Duration.ofMillis(600));
+		Reservation earlier = limiter.reserve("k", 3, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(1700));
+		Reservation latest = limiter.reserve("k", 2, Duration.ZERO);
+
+		earlier.cancel();
+		latest.cancel();
+
+		// only the call at 0.5 s is left, in the previous window, weighing 0.8
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(9);
+	}
+
+	@Test
+	void counterWindowGivesBackAnEarlierCallThenTheLatestOneOnAKeyFirstUsedLater() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		this.ticker.set(Duration.ofMillis(700));
+		limiter.tryAcquire("k", 1);
+		this.ticker.set(Duration.ofMillis(800));
+		Reservation earlier = limiter.reserve("k", 3, Duration.ZERO);
+		Reservation latest = limiter.reserve("k", 2, Duration.ZERO);
+
+		earlier.cancel();
+		latest.cancel();
+
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(9);
+	}
+
+	@Test
+	void counterWindowGivesBackACallOfTheWindowBeforeTheLatestCallsWindow() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build());
+		this.ticker.set(Duration.ofMillis(500));
+		limiter.tryAcquire("k", 1);
+		this.ticker.set(Duration.ofMillis(600));
+		Reservation earlier = limiter.reserve("k", 3, Duration.ZERO);
+		this.ticker.set(Duration.ofMillis(1600));
+		limiter.tryAcquire("k", 1);
+		this.ticker.set(Duration.ofMillis(1700));
+		Reservation latest = limiter.reserve("k", 2, Duration.ZERO);
+
+		earlier.cancel();
+		latest.cancel();
+
+		// left: 1 at 0.5 s (previous window, weighing 0.8) and 1 at 1.6 s
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(8);
+	}
+
+	@Test
 	void logWindowKeepsItsTimesInOrderWhenAReservationAheadIsGivenBack() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
 		Reservation first = limiter.reserve("k", 1, Duration.ZERO);

@@ -118,6 +118,17 @@ class RateLimiterRegistryTests {
 	}
 
 	@Test
+	void listenersSeeASingleLimitersCallThatMayWaitButNeedNot() {
+		RateLimiterSettings one = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		RateLimiter a = registry(one, one).get("a");
+		a.acquire("k", 1, Duration.ofMillis(500)).close();
+		assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> a.acquire("k", 1, Duration.ofMillis(500)));
+		assertThat(this.decisions).extracting(RateLimitDecision::isPermitted, RateLimitDecision::getRetryAfter)
+			.containsExactly(tuple(true, Duration.ZERO), tuple(false, Duration.ofSeconds(1)));
+	}
+
+	@Test
 	void registryListsItsLimitersInConfigurationOrderWithTheirStores() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)

@@ -293,6 +293,21 @@ class TokenBucketTests {
 		return millis * 1_000_000L;
 	}
 
+	@Test
+	void mostEarnedBetweenCountsEveryRefillThatCanFallInTheInterval() {
+		TokenBucketSettings greedy = greedy(10, 3, Duration.ofSeconds(1));
+		assertThat(TokenBucket.mostEarnedBetween(greedy, T0, T0)).isZero();
+		assertThat(TokenBucket.mostEarnedBetween(greedy, T0, T0 - 1)).isZero();
+		assertThat(TokenBucket.mostEarnedBetween(greedy, T0, T0 + SECOND)).isEqualTo(3);
+		assertThat(TokenBucket.mostEarnedBetween(greedy, T0, T0 + SECOND + 1)).isEqualTo(4);
+		assertThat(TokenBucket.mostEarnedBetween(greedy, T0, T0 + 1)).isEqualTo(1);
+		TokenBucketSettings interval = interval(10, 3, Duration.ofSeconds(1));
+		assertThat(TokenBucket.mostEarnedBetween(interval, T0, T0 + 1)).isEqualTo(3);
+		assertThat(TokenBucket.mostEarnedBetween(interval, T0, T0 + SECOND)).isEqualTo(3);
+		assertThat(TokenBucket.mostEarnedBetween(interval, T0, T0 + SECOND + 1)).isEqualTo(6);
+		assertThat(TokenBucket.mostEarnedBetween(interval, T0, T0 + 2 * SECOND)).isEqualTo(6);
+	}
+
 	private static TokenBucketSettings interval(long capacity, long refillTokens, Duration period) {
 		return new TokenBucketSettings(capacity, refillTokens, period, RefillStrategy.INTERVAL);
 	}
