@@ -5,10 +5,11 @@ import java.util.Arrays;
 /**
  * The concurrency permits held for one key: the sequence number and start of each call in flight.
  * A permit whose holder never returns it is reclaimed {@code lease-timeout} after it was taken,
- * so a crashed caller cannot hold a slot forever. Mutable: the store calls it under the key's
- * lock. Leases are few (at most {@code max-concurrent}), so plain arrays in order of start serve.
+ * so a crashed caller cannot hold a slot forever. Reusable by a {@link RateLimitStore} of your
+ * own; mutable and not thread safe: a store calls it while holding the key's lock. Leases are few
+ * (at most {@code max-concurrent}), so plain arrays in order of start serve.
  */
-final class Leases {
+public final class Leases {
 
 	private long[] sequences = new long[2];
 
@@ -16,12 +17,26 @@ final class Leases {
 
 	private int size;
 
-	int size() {
+	/**
+	 * Creates an empty set of leases.
+	 */
+	public Leases() {
+	}
+
+	/**
+	 * Returns how many permits are held.
+	 * @return the number of leases
+	 */
+	public int size() {
 		return this.size;
 	}
 
-	/** Reclaims the leases taken {@code timeout} or longer before {@code now}. */
-	void prune(long now, long timeout) {
+	/**
+	 * Reclaims the leases taken {@code timeout} or longer before {@code now}.
+	 * @param now the current time
+	 * @param timeout the lease timeout in nanoseconds
+	 */
+	public void prune(long now, long timeout) {
 		int expired = 0;
 		while (expired < this.size && now - this.starts[expired] >= timeout) {
 			expired++;
@@ -31,7 +46,12 @@ final class Leases {
 		}
 	}
 
-	void add(long sequence, long start) {
+	/**
+	 * Records a permit taken.
+	 * @param sequence the call's sequence number
+	 * @param start when the call takes the permit (later than now for a reserved call)
+	 */
+	public void add(long sequence, long start) {
 		if (this.size == this.sequences.length) {
 			this.sequences = Arrays.copyOf(this.sequences, this.size * 2);
 			this.starts = Arrays.copyOf(this.starts, this.size * 2);
@@ -50,9 +70,10 @@ final class Leases {
 
 	/**
 	 * Returns a permit.
+	 * @param sequence the call's sequence number
 	 * @return when the permit was taken, or {@link Long#MIN_VALUE} when it is no longer held
 	 */
-	long remove(long sequence) {
+	public long remove(long sequence) {
 		for (int i = 0; i < this.size; i++) {
 			if (this.sequences[i] == sequence) {
 				long start = this.starts[i];
@@ -69,8 +90,15 @@ final class Leases {
 		this.size -= to - from;
 	}
 
-	/** When the oldest lease was taken; only for a non-empty set. */
-	long oldestStart() {
+	/**
+	 * Returns when the oldest lease was taken.
+	 * @return its start
+	 * @throws IllegalStateException if no permit is held
+	 */
+	public long oldestStart() {
+		if (this.size == 0) {
+			throw new IllegalStateException("no permit is held");
+		}
 		return this.starts[0];
 	}
 

@@ -6,9 +6,9 @@ package dev.resilience.ratelimit;
  * covers (the "sliding window counter" of Cloudflare and Redis rate limiters). It assumes calls
  * in the previous window were spread evenly, so it may admit a little more or less than
  * {@code limit} in a given interval; use {@link WindowAlgorithm#LOG} to be exact. The fixed
- * windows of a key start at its first use.
+ * windows of a key start at its first use. Create one with {@link SlidingWindow#create}.
  */
-final class WindowCounter implements SlidingWindow {
+public final class WindowCounter implements SlidingWindow {
 
 	private long start;
 

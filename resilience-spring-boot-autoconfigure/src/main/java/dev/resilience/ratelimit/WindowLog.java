@@ -12,9 +12,10 @@ import java.util.Arrays;
  * Entries leave at the head as time passes (amortised constant time); the cost within a window
  * is the difference of two running totals, and the entry whose departure makes room for a call
  * is found by binary search over the totals. A call given back keeps its entry with cost zero,
- * so entries keep their positions and sequence numbers.
+ * so entries keep their positions and sequence numbers. Create one with
+ * {@link SlidingWindow#create}.
  */
-final class WindowLog implements SlidingWindow {
+public final class WindowLog implements SlidingWindow {
 
 	private static final long[] NONE = new long[0];
 
@@ -35,6 +36,9 @@ final class WindowLog implements SlidingWindow {
 
 	/** The time of the latest entry that was not given back: nobody is admitted before it. */
 	private long lastAdmitted = Long.MIN_VALUE;
+
+	WindowLog() {
+	}
 
 	private long totalBefore(int index) {
 		return (index == this.head) ? this.base : this.totals[index - 1];

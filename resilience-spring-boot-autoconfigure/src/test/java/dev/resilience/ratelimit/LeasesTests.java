@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** The concurrency permits of one key: kept in order of start, reclaimed oldest first, each returned once. */
 class LeasesTests {
@@ -26,6 +27,7 @@ class LeasesTests {
 		assertThat(leases.remove(1)).isEqualTo(300);
 		assertThat(leases.remove(3)).isEqualTo(200);
 		assertThat(leases.size()).isZero();
+		assertThatIllegalStateException().isThrownBy(leases::oldestStart).withMessage("no permit is held");
 	}
 
 	@Test
