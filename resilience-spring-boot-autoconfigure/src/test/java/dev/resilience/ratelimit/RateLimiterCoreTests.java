@@ -31,7 +31,7 @@ class RateLimiterCoreTests {
 	void aReturnedPermitWakesOnlyTheWaitersOfItsKey() throws Exception {
 		AtomicInteger asksForA = new AtomicInteger();
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
-			.store("counting", (name, settings, ticker) -> new CountingStore(new InMemoryRateLimitStore(name, settings, ticker),
+			.store("counting", (name, settings, ticker) -> counting(new InMemoryRateLimitStore(name, settings, ticker),
 					"a", asksForA))
 			.limiter("c", RateLimiterSettings.builder().store("counting").maxConcurrent(1, Duration.ofMinutes(1)).build())
 			.build();
@@ -55,7 +55,7 @@ class RateLimiterCoreTests {
 	void aPermitReturnedJustBeforeTheWaitBeginsIsTakenAtOnce() throws Exception {
 		AtomicReference<Permit> held = new AtomicReference<>();
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
-			.store("returning", (name, settings, ticker) -> new ReturningStore(
+			.store("returning", (name, settings, ticker) -> returning(
 					new InMemoryRateLimitStore(name, settings, ticker), () -> held.get().close()))
 			.limiter("c", RateLimiterSettings.builder().store("returning").maxConcurrent(2, Duration.ofMinutes(1)).build())
 			.build();
@@ -212,78 +212,31 @@ class RateLimiterCoreTests {
 	}
 
 	/** Runs an action just before each wait for a permit. */
-	private record ReturningStore(RateLimitStore delegate, Runnable beforeWait) implements RateLimitStore {
+	private static RateLimitStore returning(RateLimitStore delegate, Runnable beforeWait) {
+		return new ForwardingStore("returning", delegate) {
 
-		@Override
-		public String getType() {
-			return "returning";
-		}
+			@Override
+			public void awaitPermit(String key, long nanos) throws InterruptedException {
+				beforeWait.run();
+				super.awaitPermit(key, nanos);
+			}
 
-		@Override
-		public Reservation reserve(String key, long cost, long maxWaitNanos) {
-			return this.delegate.reserve(key, cost, maxWaitNanos);
-		}
-
-		@Override
-		public RateLimitDecision tryAcquire(String key, long cost) {
-			return this.delegate.tryAcquire(key, cost);
-		}
-
-		@Override
-		public void awaitPermit(String key, long nanos) throws InterruptedException {
-			this.beforeWait.run();
-			this.delegate.awaitPermit(key, nanos);
-		}
-
-		@Override
-		public RateLimitDecision inspect(String key) {
-			return this.delegate.inspect(key);
-		}
-
-		@Override
-		public void reset(String key) {
-			this.delegate.reset(key);
-		}
-
+		};
 	}
 
 	/** Counts the decisions asked of one key, to see who wakes up. */
-	private record CountingStore(RateLimitStore delegate, String countedKey, AtomicInteger asks)
-			implements RateLimitStore {
+	private static RateLimitStore counting(RateLimitStore delegate, String countedKey, AtomicInteger asks) {
+		return new ForwardingStore("counting", delegate) {
 
-		@Override
-		public String getType() {
-			return "counting";
-		}
-
-		@Override
-		public Reservation reserve(String key, long cost, long maxWaitNanos) {
-			if (key.equals(this.countedKey)) {
-				this.asks.incrementAndGet();
+			@Override
+			public Reservation reserve(String key, long cost, long maxWaitNanos) {
+				if (key.equals(countedKey)) {
+					asks.incrementAndGet();
+				}
+				return super.reserve(key, cost, maxWaitNanos);
 			}
-			return this.delegate.reserve(key, cost, maxWaitNanos);
-		}
 
-		@Override
-		public RateLimitDecision tryAcquire(String key, long cost) {
-			return this.delegate.tryAcquire(key, cost);
-		}
-
-		@Override
-		public void awaitPermit(String key, long nanos) throws InterruptedException {
-			this.delegate.awaitPermit(key, nanos);
-		}
-
-		@Override
-		public RateLimitDecision inspect(String key) {
-			return this.delegate.inspect(key);
-		}
-
-		@Override
-		public void reset(String key) {
-			this.delegate.reset(key);
-		}
-
+		};
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
@@ -132,7 +133,7 @@ class RateLimiterRegistryTests {
 	void registryListsItsLimitersInConfigurationOrderWithTheirStores() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)
-			.store("uncounted", (name, settings, ticker) -> new UncountedStore(new InMemoryRateLimitStore(name, settings, ticker)))
+			.store("uncounted", (name, settings, ticker) -> uncounted(new InMemoryRateLimitStore(name, settings, ticker)))
 			.limiter("b", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
 			.limiter("a", RateLimiterSettings.builder().store("uncounted").window(1, Duration.ofSeconds(1)).build())
 			.build();
@@ -145,7 +146,7 @@ class RateLimiterRegistryTests {
 	void limiterCountsItsKeysOnlyWhenItsStoreCanTell() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)
-			.store("uncounted", (name, settings, ticker) -> new UncountedStore(new InMemoryRateLimitStore(name, settings, ticker)))
+			.store("uncounted", (name, settings, ticker) -> uncounted(new InMemoryRateLimitStore(name, settings, ticker)))
 			.limiter("memory", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
 			.limiter("uncounted", RateLimiterSettings.builder().store("uncounted").window(1, Duration.ofSeconds(1)).build())
 			.build();
@@ -187,38 +188,15 @@ class RateLimiterRegistryTests {
 	}
 
 	/** A store that cannot tell how many keys it holds. */
-	private record UncountedStore(RateLimitStore delegate) implements RateLimitStore {
+	private static RateLimitStore uncounted(RateLimitStore delegate) {
+		return new ForwardingStore("uncounted", delegate) {
 
-		@Override
-		public String getType() {
-			return "uncounted";
-		}
+			@Override
+			public OptionalLong keyCount() {
+				return OptionalLong.empty();
+			}
 
-		@Override
-		public Reservation reserve(String key, long cost, long maxWaitNanos) {
-			return this.delegate.reserve(key, cost, maxWaitNanos);
-		}
-
-		@Override
-		public RateLimitDecision tryAcquire(String key, long cost) {
-			return this.delegate.tryAcquire(key, cost);
-		}
-
-		@Override
-		public void awaitPermit(String key, long nanos) throws InterruptedException {
-			this.delegate.awaitPermit(key, nanos);
-		}
-
-		@Override
-		public RateLimitDecision inspect(String key) {
-			return this.delegate.inspect(key);
-		}
-
-		@Override
-		public void reset(String key) {
-			this.delegate.reset(key);
-		}
-
+		};
 	}
 
 	private static List<RateLimitRequest> requests(RateLimiterRegistry registry, Duration maxWait) {
