@@ -13,12 +13,13 @@ import dev.resilience.Ticker;
 /**
  * Keeps a limiter's keys in this JVM's memory.
  * <p>
- * Each key's state is a small mutable object locked only while one decision runs: calls for
- * different keys never contend, and a decision allocates nothing but its answer. The empty key,
- * the limiter's shared bucket, is a field; the other keys live in a Caffeine cache that forgets a
- * key once it has been idle long enough to be back to full ({@link #idleHorizonNanos}) and the
- * least recently used keys beyond {@code max-keys}. A forgotten key starts full, so forgetting an
- * idle key loses nothing, and keys chosen by an attacker cannot grow the heap without bound.
+ * Each key has its own {@link KeyState}: a limiter with only a token bucket decides without a
+ * lock (compare-and-set of the bucket), one with windows or permits holds the key's monitor while
+ * it decides. Calls for different keys never contend. The empty key, the limiter's shared bucket,
+ * is a field; the other keys live in a Caffeine cache that forgets a key once it has been idle
+ * long enough to be back to full ({@link #idleHorizonNanos}), and keys beyond {@code max-keys}
+ * by Caffeine's size eviction. A forgotten key starts full, so forgetting an idle key loses
+ * nothing, and keys chosen by an attacker cannot grow the heap without bound.
  * <p>
  * Time is the {@link Ticker}'s, counted from the store's creation: only differences of readings
  * mean anything, so a ticker near {@link Long#MAX_VALUE} works as well as one near zero.
@@ -120,32 +121,28 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		KeyState state = state(key);
-		if (state.slots == null) {
-			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, 0, 0, true, null);
-		}
-		synchronized (state) {
-			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, 0,
-					this.typicalHoldNanos, true, null);
-		}
+		return decide(state(key), key, cost, 0, true, null);
 	}
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		KeyState state = state(key);
 		Ticket ticket = new Ticket();
-		RateLimitDecision decision;
-		if (state.slots == null) {
-			decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost,
-					maxWaitNanos, 0, true, ticket);
-		}
-		else {
-			synchronized (state) {
-				decision = LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost,
-						maxWaitNanos, this.typicalHoldNanos, true, ticket);
-			}
-		}
+		RateLimitDecision decision = decide(state, key, cost, maxWaitNanos, true, ticket);
 		return new MemoryReservation(state, ticket, decision);
+	}
+
+	/** Decides under the key's monitor when it has windows or permits, without a lock otherwise. */
+	private RateLimitDecision decide(KeyState state, String key, long cost, long maxWaitNanos, boolean commit,
+			@Nullable Ticket ticket) {
+		if (state.slots == null) {
+			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, maxWaitNanos,
+					0, commit, ticket);
+		}
+		synchronized (state) {
+			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, maxWaitNanos,
+					this.typicalHoldNanos, commit, ticket);
+		}
 	}
 
 	@Override
@@ -190,9 +187,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (state == null) {
 			state = new KeyState(this.settings, this.clock.read());
 		}
-		synchronized (state) {
-			return LimiterAlgorithm.inspect(this.limiterName, key, this.settings, state, this.clock, this.typicalHoldNanos);
-		}
+		// permitted when a call of cost 1 would be admitted now
+		return decide(state, key, 1, 0, false, null);
 	}
 
 	@Override

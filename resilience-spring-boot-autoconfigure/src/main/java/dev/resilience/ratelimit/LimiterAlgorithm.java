@@ -62,7 +62,7 @@ final class LimiterAlgorithm {
 						permitted, 0, permitted ? 0 : retryAfter, concurrencyFull && wait <= maxWaitNanos);
 			}
 			KeyState.Bucket after = null;
-			if (bucket != null && refilled != null && bucketSettings != null) {
+			if (refilled != null) {
 				// Refilled to "now" already: again only for a call that waits.
 				if (at != now) {
 					refilled = TokenBucket.refill(bucketSettings, bucket.state(), at);
@@ -210,12 +210,6 @@ final class LimiterAlgorithm {
 	 */
 	static long release(KeyState.@Nullable Slots slots, long sequence) {
 		return (slots != null && slots.leases != null) ? slots.leases.remove(sequence) : Long.MIN_VALUE;
-	}
-
-	/** The state of a key, consuming nothing; permitted when a call of cost 1 would be. */
-	static RateLimitDecision inspect(String name, String key, RateLimiterSettings settings, KeyState state,
-			Ticker clock, long typicalHoldNanos) {
-		return decide(name, key, settings, state, clock, 1, 0, typicalHoldNanos, false, null);
 	}
 
 	private static RateLimitDecision describe(String name, String key, RateLimiterSettings settings,
