@@ -1,0 +1,63 @@
+package dev.resilience.retry;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The delays between attempts, without jitter: a {@link Backoff} applied to a first delay, with a
+ * multiplier (used by {@link Backoff#EXPONENTIAL}) and a cap on any one delay. Retries and polling
+ * both take their delays from this value.
+ *
+ * @param backoff how the delay grows
+ * @param delay the first delay, zero or more
+ * @param multiplier the growth factor of {@link Backoff#EXPONENTIAL}, finite and at least 1
+ * @param maxDelay the cap on one delay, at least {@code delay}
+ */
+public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, Duration maxDelay) {
+
+	/**
+	 * Checks the settings.
+	 * @throws IllegalArgumentException naming the setting that is out of range
+	 * @throws NullPointerException if an argument is {@code null}
+	 */
+	public BackoffPolicy {
+		Objects.requireNonNull(backoff, "backoff");
+		Objects.requireNonNull(delay, "delay");
+		Objects.requireNonNull(maxDelay, "maxDelay");
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("delay must not be negative, but was " + delay);
+		}
+		if (!Double.isFinite(multiplier) || multiplier < 1) {
+			throw new IllegalArgumentException("multiplier must be a finite number of at least 1, but was " + multiplier);
+		}
+		if (maxDelay.compareTo(delay) < 0) {
+			throw new IllegalArgumentException("maxDelay (" + maxDelay + ") must not be shorter than delay (" + delay + ")");
+		}
+	}
+
+	/**
+	 * Returns the {@code n}-th delay: the wait after attempt {@code n} and before attempt
+	 * {@code n + 1}, capped at {@link #maxDelay()}.
+	 * @param n the number of the delay, 1 for the wait before the second attempt
+	 * @return the delay
+	 * @throws IllegalArgumentException if {@code n} is less than 1
+	 */
+	public Duration delayAfter(int n) {
+		if (n < 1) {
+			throw new IllegalArgumentException("The first delay is number 1, but " + n + " was asked for");
+		}
+		double nanos = saturatedNanos(this.delay) * this.backoff.factor(n, this.multiplier);
+		long maxNanos = saturatedNanos(this.maxDelay);
+		return (nanos >= maxNanos) ? this.maxDelay : Duration.ofNanos((long) nanos);
+	}
+
+	private static long saturatedNanos(Duration duration) {
+		try {
+			return duration.toNanos();
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
+	}
+
+}
