@@ -76,6 +76,23 @@ public final class MethodExpression {
 		return this.evaluator.evaluate(this.expression, this.method, arguments, variables);
 	}
 
+	/**
+	 * Evaluates a condition for one call, such as a retry's {@code retryIf} or a poll's
+	 * {@code until}.
+	 * @param arguments the call's arguments
+	 * @param variables the extra variables, such as {@code result} or {@code exception}
+	 * @return the condition's value
+	 * @throws IllegalStateException naming the expression when it gives no {@code Boolean}
+	 */
+	public boolean evaluateCondition(@Nullable Object[] arguments, Map<String, @Nullable Object> variables) {
+		Object value = evaluate(arguments, variables);
+		if (value instanceof Boolean condition) {
+			return condition;
+		}
+		throw new IllegalStateException("The condition '" + getExpressionString() + "' of " + this.method
+				+ " must give true or false, but gave " + value);
+	}
+
 	@Override
 	public String toString() {
 		return getExpressionString();

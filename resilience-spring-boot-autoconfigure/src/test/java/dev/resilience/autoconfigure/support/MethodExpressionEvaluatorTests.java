@@ -63,6 +63,23 @@ class MethodExpressionEvaluatorTests {
 			.withMessageStartingWith("The SpEL expression '#customerId +' of the test does not parse: ");
 	}
 
+	@Test
+	void conditionShouldGiveTheBooleanOverArgumentsAndVariables() {
+		MethodExpression condition = this.evaluator.parse("#result == #customerId", FETCH, "test");
+		assertThat(condition.evaluateCondition(ARGUMENTS, Map.of("result", "alice"))).isTrue();
+		assertThat(condition.evaluateCondition(ARGUMENTS, Map.of("result", "bob"))).isFalse();
+	}
+
+	@Test
+	void conditionThatGivesNoBooleanShouldFailNamingTheExpressionAndMethod() {
+		MethodExpression notBoolean = this.evaluator.parse("#orderId", FETCH, "test");
+		assertThatIllegalStateException().isThrownBy(() -> notBoolean.evaluateCondition(ARGUMENTS, Map.of()))
+			.withMessage("The condition '#orderId' of " + FETCH + " must give true or false, but gave 42");
+		MethodExpression nothing = this.evaluator.parse("#result", FETCH, "test");
+		assertThatIllegalStateException().isThrownBy(() -> nothing.evaluateCondition(ARGUMENTS, Map.of()))
+			.withMessageEndingWith("but gave null");
+	}
+
 	private void assertDirect(String text, int index, Object value) {
 		MethodExpression expression = this.evaluator.parse(text, FETCH, "test");
 		assertThat(expression.getParameterIndex()).as(text).hasValue(index);
