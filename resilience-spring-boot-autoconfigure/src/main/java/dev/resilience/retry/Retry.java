@@ -148,9 +148,9 @@ public final class Retry {
 
 	/** Decides on the next retry and waits for it; returns why not when there is none. */
 	private @Nullable Stop next(Attempts attempts, @Nullable Duration retryAfter) {
-		RetryCallOutcome failed = RetryCallOutcome.FAILED_WITH_RETRY;
+		RetryCallOutcome failed = RetryCallOutcome.of(false, attempts.size());
 		if (!attempts.delays.hasNext()) {
-			return new Stop(RetryCallOutcome.of(false, attempts.size()), "");
+			return new Stop(failed, "");
 		}
 		if (Thread.currentThread().isInterrupted()) {
 			return new Stop(failed, "the thread was interrupted");
