@@ -101,8 +101,9 @@ class RetryableAdvisorTests {
 			PartnerClient client = context.getBean(PartnerClient.class);
 			assertThatExceptionOfType(IOException.class).isThrownBy(client::overridden);
 			assertThat(client.calls().get()).isEqualTo(5);
-			assertThat(context.getBean(TestSleeper.class).getSleeps()).containsExactly(ms(250), ms(250), ms(250),
-					ms(250));
+			// The policy's jitter (none) and exponential backoff stay.
+			assertThat(context.getBean(TestSleeper.class).getSleeps()).containsExactly(ms(250), ms(500), ms(1000),
+					ms(2000));
 		});
 	}
 
