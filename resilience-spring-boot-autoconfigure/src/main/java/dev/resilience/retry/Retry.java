@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Predicate;
 
@@ -25,6 +26,8 @@ import dev.resilience.Ticker;
  * {@code Retry} serves all callers of a policy.
  */
 public final class Retry {
+
+	private static final System.Logger logger = System.getLogger(Retry.class.getName());
 
 	private final String name;
 
@@ -200,10 +203,21 @@ public final class Retry {
 	}
 
 	private <X extends @Nullable Throwable> X end(Attempts attempts, RetryCallOutcome outcome, X thrown) {
-		for (RetryListener listener : this.listeners) {
-			listener.onCallEnded(this.name, outcome, List.copyOf(attempts.list));
-		}
+		List<RetryAttempt> history = List.copyOf(attempts.list);
+		tell((listener) -> listener.onCallEnded(this.name, outcome, history));
 		return thrown;
+	}
+
+	/** A listener that throws is logged and changes nothing: the call's outcome is not its to decide. */
+	private void tell(Consumer<RetryListener> event) {
+		for (RetryListener listener : this.listeners) {
+			try {
+				event.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.log(System.Logger.Level.WARNING, "Retry listener " + listener + " failed", ex);
+			}
+		}
 	}
 
 	/** Why retrying stopped, and how the call is counted. */
@@ -235,9 +249,7 @@ public final class Retry {
 			RetryAttempt attempt = new RetryAttempt(this.list.size() + 1, Duration.ofNanos(delayBefore),
 					Duration.ofNanos(Retry.this.ticker.read() - attemptStart), outcome, failure);
 			this.list.add(attempt);
-			for (RetryListener listener : Retry.this.listeners) {
-				listener.onAttempt(Retry.this.name, attempt);
-			}
+			tell((listener) -> listener.onAttempt(Retry.this.name, attempt));
 		}
 
 	}

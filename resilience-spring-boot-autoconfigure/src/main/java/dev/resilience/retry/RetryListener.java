@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * Told of every attempt of a retried call and of how the call ended, such as to record meters.
- * Called on the calling thread, so it must be quick and must not throw.
+ * Called on the calling thread, so it must be quick; one that throws is logged and changes
+ * nothing.
  */
 public interface RetryListener {
 

@@ -327,6 +327,29 @@ class RetryTests {
 		assertThat(retry.getName()).isEqualTo("plain");
 	}
 
+	@Test
+	void aListenerThatThrowsChangesNothing() throws Throwable {
+		RetryListener failing = new RetryListener() {
+
+			@Override
+			public void onAttempt(String name, RetryAttempt attempt) {
+				throw new IllegalStateException("listener");
+			}
+
+			@Override
+			public void onCallEnded(String name, RetryCallOutcome outcome, List<RetryAttempt> attempts) {
+				throw new IllegalStateException("listener");
+			}
+
+		};
+		Retry retry = Retry.builder("test", policy().build()).ticker(this.ticker).sleeper(this.ticker.sleeper())
+			.listener(failing)
+			.listener(this.listener)
+			.build();
+		assertThat(retry.call(() -> "ok")).isEqualTo("ok");
+		assertThat(this.events).containsExactly("test 1 RETURNED", "test successful_without_retry after 1");
+	}
+
 	private static String fail() throws IOException {
 		throw new IOException();
 	}
