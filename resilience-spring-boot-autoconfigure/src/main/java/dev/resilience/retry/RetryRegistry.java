@@ -1,24 +1,20 @@
 package dev.resilience.retry;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.DoubleSupplier;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 
 /**
  * The named retry policies of an application, and the one retry budget of each policy that has
- * one, shared by every {@link Retry} made for that name. Makes the retries with one clock,
- * sleeper, random source, Retry-After reader and set of listeners. Thread safe.
+ * one, shared by every {@link Retry} made for that name. Makes the retries with one clock and
+ * whatever else they share (sleeper, random source, Retry-After reader, listeners). Thread safe.
  */
 public final class RetryRegistry {
 
@@ -28,21 +24,12 @@ public final class RetryRegistry {
 
 	private final Ticker ticker;
 
-	private final Sleeper sleeper;
-
-	private final DoubleSupplier random;
-
-	private final RetryAfter retryAfter;
-
-	private final List<RetryListener> listeners;
+	private final Consumer<Retry.Builder> retries;
 
 	private RetryRegistry(Builder builder) {
 		this.policies = Collections.unmodifiableMap(new LinkedHashMap<>(builder.policies));
 		this.ticker = builder.ticker;
-		this.sleeper = builder.sleeper;
-		this.random = builder.random;
-		this.retryAfter = builder.retryAfter;
-		this.listeners = List.copyOf(builder.listeners);
+		this.retries = builder.retries;
 		Map<String, RetryBudget> budgets = new LinkedHashMap<>();
 		this.policies.forEach((name, policy) -> {
 			RetryBudgetSettings settings = policy.budget();
@@ -54,8 +41,8 @@ public final class RetryRegistry {
 	}
 
 	/**
-	 * Returns a builder with the system clock and sleeper, thread-local random numbers and
-	 * Retry-After read from rate-limit rejections.
+	 * Returns a builder with the system clock, and retries made with {@link Retry#builder}'s
+	 * defaults.
 	 * @return the builder
 	 */
 	public static Builder builder() {
@@ -103,14 +90,9 @@ public final class RetryRegistry {
 	 * @return the retry
 	 */
 	public Retry retry(String name, RetryPolicy policy) {
-		Retry.Builder builder = Retry.builder(name, policy)
-			.ticker(this.ticker)
-			.sleeper(this.sleeper)
-			.random(this.random)
-			.retryAfter(this.retryAfter)
-			.budget(this.budgets.get(name));
-		this.listeners.forEach(builder::listener);
-		return builder.build();
+		Retry.Builder builder = Retry.builder(name, policy).ticker(this.ticker);
+		this.retries.accept(builder);
+		return builder.budget(this.budgets.get(name)).build();
 	}
 
 	/** Collects the policies and what the retries share. */
@@ -120,13 +102,8 @@ public final class RetryRegistry {
 
 		private Ticker ticker = Ticker.system();
 
-		private Sleeper sleeper = Sleeper.system();
-
-		private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
-
-		private RetryAfter retryAfter = RetryAfter.rateLimits();
-
-		private final List<RetryListener> listeners = new ArrayList<>();
+		private Consumer<Retry.Builder> retries = (retry) -> {
+		};
 
 		private Builder() {
 		}
@@ -143,7 +120,7 @@ public final class RetryRegistry {
 		}
 
 		/**
-		 * Sets the clock.
+		 * Sets the clock of the budgets and the retries.
 		 * @param ticker the clock
 		 * @return this builder
 		 */
@@ -153,42 +130,13 @@ public final class RetryRegistry {
 		}
 
 		/**
-		 * Sets how delays are waited.
-		 * @param sleeper the sleeper
+		 * Sets what every retry made shares besides the clock, such as its sleeper, random
+		 * numbers, Retry-After reader and listeners.
+		 * @param retries applied to the builder of every retry
 		 * @return this builder
 		 */
-		public Builder sleeper(Sleeper sleeper) {
-			this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
-			return this;
-		}
-
-		/**
-		 * Sets the random numbers of the jitter.
-		 * @param random gives numbers in {@code [0, 1)}
-		 * @return this builder
-		 */
-		public Builder random(DoubleSupplier random) {
-			this.random = Objects.requireNonNull(random, "random");
-			return this;
-		}
-
-		/**
-		 * Sets how a failure's Retry-After is read.
-		 * @param retryAfter the reader
-		 * @return this builder
-		 */
-		public Builder retryAfter(RetryAfter retryAfter) {
-			this.retryAfter = Objects.requireNonNull(retryAfter, "retryAfter");
-			return this;
-		}
-
-		/**
-		 * Adds a listener told of every retry's attempts.
-		 * @param listener the listener
-		 * @return this builder
-		 */
-		public Builder listener(RetryListener listener) {
-			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+		public Builder retries(Consumer<Retry.Builder> retries) {
+			this.retries = Objects.requireNonNull(retries, "retries");
 			return this;
 		}
 

@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.retry;
 
 import java.time.Clock;
+import java.util.List;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -37,12 +38,15 @@ public final class RetryAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryRegistry resilienceRetryRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RetryListener> listeners, ObjectProvider<Clock> clock) {
-		RetryAfter retryAfter = RetryAfter.rateLimits();
-		if (ClassUtils.isPresent("org.springframework.web.client.RestClientResponseException", getClass().getClassLoader())) {
-			retryAfter = retryAfter.or(new HttpRetryAfter(clock.getIfAvailable(Clock::systemUTC)));
-		}
-		RetryRegistry.Builder builder = RetryRegistry.builder().ticker(ticker).sleeper(sleeper).retryAfter(retryAfter);
-		listeners.orderedStream().forEach(builder::listener);
+		RetryAfter rateLimits = RetryAfter.rateLimits();
+		RetryAfter retryAfter = ClassUtils.isPresent("org.springframework.web.client.RestClientResponseException",
+				getClass().getClassLoader()) ? rateLimits.or(new HttpRetryAfter(clock.getIfAvailable(Clock::systemUTC)))
+						: rateLimits;
+		List<RetryListener> retryListeners = listeners.orderedStream().toList();
+		RetryRegistry.Builder builder = RetryRegistry.builder().ticker(ticker).retries((retry) -> {
+			retry.sleeper(sleeper).retryAfter(retryAfter);
+			retryListeners.forEach(retry::listener);
+		});
 		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toPolicy(name)));
 		return builder.build();
 	}
