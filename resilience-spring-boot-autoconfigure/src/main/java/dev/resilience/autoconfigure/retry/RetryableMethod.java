@@ -35,14 +35,6 @@ public final class RetryableMethod {
 	}
 
 	/**
-	 * Returns the retry the method's calls run under.
-	 * @return the retry
-	 */
-	public Retry getRetry() {
-		return this.retry;
-	}
-
-	/**
 	 * Runs one call of the method under its retry, and its fallback when the call ends in a
 	 * failure the fallback takes.
 	 * @param target the bean, whose fallback method is called
