@@ -189,6 +189,37 @@ class RetryableAdvisorTests {
 	}
 
 	@Test
+	void runShouldRetryInsideTheRateLimiterWhenTheOrderSaysSo() {
+		this.contextRunner.withPropertyValues("resilience.aspect-order.retry=2147483647").run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			// The limiter admits the call once; the retry inside it never asks the limiter again.
+			assertThat(client.limited()).isEqualTo("ok after 2");
+			assertThat(context.getBean(TestSleeper.class).getSleeps()).containsExactly(ms(100));
+			assertThat(context.getBean(RecordingListener.class).rejections).hasValue(0);
+		});
+	}
+
+	@Test
+	void runShouldThrowAtOnceWhenThePolicysBudgetIsSpent() {
+		this.contextRunner
+			.withPropertyValues("resilience.retries.partner.budget.ratio=0",
+					"resilience.retries.partner.budget.min-retries-per-second=0")
+			.run((context) -> {
+				PartnerClient client = context.getBean(PartnerClient.class);
+				assertThatExceptionOfType(IOException.class).isThrownBy(client::named)
+					.satisfies((ex) -> assertThat(RetriesExhaustedException.of(ex).getMessage())
+						.isEqualTo("Tried 1 time over 0.00s; stopped because the retry budget is exhausted"));
+				assertThat(client.calls().get()).isEqualTo(1);
+				assertThat(context.getBean(MeterRegistry.class)
+					.get("resilience.retry.calls")
+					.tag("name", "partner")
+					.tag("kind", "failed_budget_exhausted")
+					.counter()
+					.count()).isEqualTo(1);
+			});
+	}
+
+	@Test
 	void runShouldTellListenersAndMetersOfEveryAttempt() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
