@@ -7,6 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.autoconfigure.retry.RetryProperties;
 
 /**
  * Configuration properties of the resilience starter. Unknown keys under {@code resilience.}
@@ -23,6 +24,12 @@ public class ResilienceProperties {
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
 
 	/**
+	 * Retry policies by name, as used by @Retryable(name). Each takes max-retries, delay,
+	 * backoff, multiplier, max-delay, jitter, max-duration, retry-on, no-retry-on and budget.
+	 */
+	private final Map<String, RetryProperties> retries = new LinkedHashMap<>();
+
+	/**
 	 * Order of the resilience aspects on one method: lower runs outside.
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
@@ -33,6 +40,14 @@ public class ResilienceProperties {
 	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
+	}
+
+	/**
+	 * Returns {@code retries}.
+	 * @return the value
+	 */
+	public Map<String, RetryProperties> getRetries() {
+		return this.retries;
 	}
 
 	/**
@@ -48,6 +63,9 @@ public class ResilienceProperties {
 	 */
 	public static class AspectOrder {
 
+		/** Default order of the @Retryable advice: outermost, so every retry asks the limiter again. */
+		public static final int DEFAULT_RETRY = Ordered.LOWEST_PRECEDENCE - 4;
+
 		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
 		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
 
@@ -55,6 +73,11 @@ public class ResilienceProperties {
 		 * Order of the @RateLimited advice.
 		 */
 		private int rateLimit = DEFAULT_RATE_LIMIT;
+
+		/**
+		 * Order of the @Retryable advice.
+		 */
+		private int retry = DEFAULT_RETRY;
 
 		/**
 		 * Returns {@code rate-limit}.
@@ -70,6 +93,22 @@ public class ResilienceProperties {
 		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
+		}
+
+		/**
+		 * Returns {@code retry}.
+		 * @return the value
+		 */
+		public int getRetry() {
+			return this.retry;
+		}
+
+		/**
+		 * Sets {@code retry}.
+		 * @param retry the value
+		 */
+		public void setRetry(int retry) {
+			this.retry = retry;
 		}
 
 	}

@@ -46,18 +46,9 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 		if (n < 1) {
 			throw new IllegalArgumentException("The first delay is number 1, but " + n + " was asked for");
 		}
-		double nanos = saturatedNanos(this.delay) * this.backoff.factor(n, this.multiplier);
-		long maxNanos = saturatedNanos(this.maxDelay);
+		double nanos = Durations.nanos(this.delay) * this.backoff.factor(n, this.multiplier);
+		long maxNanos = Durations.nanos(this.maxDelay);
 		return (nanos >= maxNanos) ? this.maxDelay : Duration.ofNanos((long) nanos);
-	}
-
-	private static long saturatedNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return Long.MAX_VALUE;
-		}
 	}
 
 }

@@ -19,10 +19,14 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.TokenBucketSettings;
+import dev.resilience.retry.BackoffPolicy;
+import dev.resilience.retry.RetryBudget;
+import dev.resilience.retry.RetryPolicy;
+import dev.resilience.retry.RetryRegistry;
 
 /**
  * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
- * rate limiter with its settings and store; {@code GET /actuator/resilience/{limiter}?key=K}
+ * rate limiter with its settings and store, and every retry policy with its settings and budget; {@code GET /actuator/resilience/{limiter}?key=K}
  * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
  * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
  * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
@@ -32,12 +36,24 @@ public class ResilienceEndpoint {
 
 	private final RateLimiterRegistry rateLimiters;
 
+	private final @Nullable RetryRegistry retries;
+
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
+		this(rateLimiters, null);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param rateLimiters the rate limiters to show
+	 * @param retries the retry policies to show, or {@code null} for none
+	 */
+	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries) {
 		this.rateLimiters = rateLimiters;
+		this.retries = retries;
 	}
 
 	/**
@@ -48,7 +64,12 @@ public class ResilienceEndpoint {
 	public ResilienceDescriptor resilience() {
 		Map<String, RateLimiterDescriptor> limiters = new LinkedHashMap<>();
 		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter)));
-		return new ResilienceDescriptor(limiters);
+		Map<String, RetryPolicyDescriptor> retryPolicies = new LinkedHashMap<>();
+		RetryRegistry retries = this.retries;
+		if (retries != null) {
+			retries.getNames().forEach((name) -> retryPolicies.put(name, RetryPolicyDescriptor.of(retries, name)));
+		}
+		return new ResilienceDescriptor(limiters, retryPolicies);
 	}
 
 	/**
@@ -91,8 +112,58 @@ public class ResilienceEndpoint {
 	 * Everything the starter manages.
 	 *
 	 * @param rateLimiters the rate limiters by name
+	 * @param retries the retry policies by name
 	 */
-	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters) {
+	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters,
+			Map<String, RetryPolicyDescriptor> retries) {
+	}
+
+	/**
+	 * One retry policy's settings, as configured under {@code resilience.retries.<name>}.
+	 *
+	 * @param maxRetries the retries after the first attempt
+	 * @param backoff {@code FIXED}, {@code LINEAR} or {@code EXPONENTIAL}
+	 * @param delay the first delay
+	 * @param multiplier the growth factor of exponential backoff
+	 * @param maxDelay the cap on one delay
+	 * @param jitter {@code NONE}, {@code FULL}, {@code EQUAL} or {@code DECORRELATED}
+	 * @param maxDuration the time all attempts and delays may take, or {@code null} for no limit
+	 * @param retryOn the exception types retried
+	 * @param noRetryOn the exception types never retried
+	 * @param budget the retry budget, or {@code null} for none
+	 */
+	public record RetryPolicyDescriptor(int maxRetries, String backoff, Duration delay, double multiplier,
+			Duration maxDelay, String jitter, @Nullable Duration maxDuration, List<String> retryOn,
+			List<String> noRetryOn, @Nullable RetryBudgetDescriptor budget) {
+
+		static RetryPolicyDescriptor of(RetryRegistry registry, String name) {
+			RetryPolicy policy = registry.getPolicy(name);
+			RetryBudget budget = registry.getBudget(name);
+			RetryBudgetDescriptor budgetDescriptor = (budget != null)
+					? new RetryBudgetDescriptor(budget.getSettings().ratio(), budget.getSettings().window(),
+							budget.getSettings().minRetriesPerSecond(), budget.available())
+					: null;
+			BackoffPolicy backoff = policy.backoff();
+			return new RetryPolicyDescriptor(policy.maxRetries(), backoff.backoff().name(), backoff.delay(),
+					backoff.multiplier(), backoff.maxDelay(), policy.jitter().name(), policy.maxDuration(),
+					names(policy.retryOn()), names(policy.noRetryOn()), budgetDescriptor);
+		}
+
+		private static List<String> names(List<Class<? extends Throwable>> types) {
+			return types.stream().map(Class::getName).toList();
+		}
+
+	}
+
+	/**
+	 * A retry budget's settings and the retries it allows now.
+	 *
+	 * @param ratio the retries allowed per first attempt
+	 * @param window how far back attempts count
+	 * @param minRetriesPerSecond the retries per second allowed regardless of traffic
+	 * @param available the retries the budget allows now
+	 */
+	public record RetryBudgetDescriptor(double ratio, Duration window, int minRetriesPerSecond, long available) {
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.actuate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -10,12 +11,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.retry.RetryRegistry;
 
 /**
  * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
  */
-@AutoConfiguration(after = RateLimiterAutoConfiguration.class)
+@AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnAvailableEndpoint(ResilienceEndpoint.class)
 public final class ResilienceEndpointAutoConfiguration {
@@ -23,8 +26,8 @@ public final class ResilienceEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RateLimiterRegistry.class)
-	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters) {
-		return new ResilienceEndpoint(rateLimiters);
+	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries) {
+		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable());
 	}
 
 	@Bean

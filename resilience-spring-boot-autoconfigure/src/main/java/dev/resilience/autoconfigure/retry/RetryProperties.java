@@ -1,0 +1,342 @@
+package dev.resilience.autoconfigure.retry;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.resilience.retry.Backoff;
+import dev.resilience.retry.Jitter;
+import dev.resilience.retry.RetryBudgetSettings;
+import dev.resilience.retry.RetryPolicy;
+
+/**
+ * Configuration of one retry policy, {@code resilience.retries.<name>}: the values
+ * {@code @Retryable(name)} takes for the attributes it leaves at their defaults.
+ */
+public class RetryProperties {
+
+	/**
+	 * Retries after the first attempt: 3 makes up to 4 attempts.
+	 */
+	private int maxRetries = RetryPolicy.DEFAULT_MAX_RETRIES;
+
+	/**
+	 * First delay between attempts.
+	 */
+	private Duration delay = RetryPolicy.DEFAULT_DELAY;
+
+	/**
+	 * How the delay grows: fixed, linear or exponential.
+	 */
+	private Backoff backoff = Backoff.EXPONENTIAL;
+
+	/**
+	 * Growth factor of exponential backoff.
+	 */
+	private double multiplier = RetryPolicy.DEFAULT_MULTIPLIER;
+
+	/**
+	 * Cap on one delay; a Retry-After beyond it ends retrying.
+	 */
+	private Duration maxDelay = RetryPolicy.DEFAULT_MAX_DELAY;
+
+	/**
+	 * How delays are randomised: none, full, equal or decorrelated.
+	 */
+	private Jitter jitter = Jitter.FULL;
+
+	/**
+	 * Time all attempts and delays of a call may take; no retry starts whose delay would end
+	 * past it. No limit when unset.
+	 */
+	private @Nullable Duration maxDuration;
+
+	/**
+	 * Exceptions retried, as class names, matched on the exception and its causes; every
+	 * Exception when empty.
+	 */
+	private List<Class<? extends Throwable>> retryOn = new ArrayList<>();
+
+	/**
+	 * Exceptions never retried, as class names, matched on the exception and its causes.
+	 */
+	private List<Class<? extends Throwable>> noRetryOn = new ArrayList<>();
+
+	/**
+	 * Retry budget of the policy, over all its callers in this instance; off unless ratio is set.
+	 */
+	private final Budget budget = new Budget();
+
+	/**
+	 * Returns {@code max-retries}.
+	 * @return the value
+	 */
+	public int getMaxRetries() {
+		return this.maxRetries;
+	}
+
+	/**
+	 * Sets {@code max-retries}.
+	 * @param maxRetries the value
+	 */
+	public void setMaxRetries(int maxRetries) {
+		this.maxRetries = maxRetries;
+	}
+
+	/**
+	 * Returns {@code delay}.
+	 * @return the value
+	 */
+	public Duration getDelay() {
+		return this.delay;
+	}
+
+	/**
+	 * Sets {@code delay}.
+	 * @param delay the value
+	 */
+	public void setDelay(Duration delay) {
+		this.delay = delay;
+	}
+
+	/**
+	 * Returns {@code backoff}.
+	 * @return the value
+	 */
+	public Backoff getBackoff() {
+		return this.backoff;
+	}
+
+	/**
+	 * Sets {@code backoff}.
+	 * @param backoff the value
+	 */
+	public void setBackoff(Backoff backoff) {
+		this.backoff = backoff;
+	}
+
+	/**
+	 * Returns {@code multiplier}.
+	 * @return the value
+	 */
+	public double getMultiplier() {
+		return this.multiplier;
+	}
+
+	/**
+	 * Sets {@code multiplier}.
+	 * @param multiplier the value
+	 */
+	public void setMultiplier(double multiplier) {
+		this.multiplier = multiplier;
+	}
+
+	/**
+	 * Returns {@code max-delay}.
+	 * @return the value
+	 */
+	public Duration getMaxDelay() {
+		return this.maxDelay;
+	}
+
+	/**
+	 * Sets {@code max-delay}.
+	 * @param maxDelay the value
+	 */
+	public void setMaxDelay(Duration maxDelay) {
+		this.maxDelay = maxDelay;
+	}
+
+	/**
+	 * Returns {@code jitter}.
+	 * @return the value
+	 */
+	public Jitter getJitter() {
+		return this.jitter;
+	}
+
+	/**
+	 * Sets {@code jitter}.
+	 * @param jitter the value
+	 */
+	public void setJitter(Jitter jitter) {
+		this.jitter = jitter;
+	}
+
+	/**
+	 * Returns {@code max-duration}.
+	 * @return the value
+	 */
+	public @Nullable Duration getMaxDuration() {
+		return this.maxDuration;
+	}
+
+	/**
+	 * Sets {@code max-duration}.
+	 * @param maxDuration the value
+	 */
+	public void setMaxDuration(@Nullable Duration maxDuration) {
+		this.maxDuration = maxDuration;
+	}
+
+	/**
+	 * Returns {@code retry-on}.
+	 * @return the value
+	 */
+	public List<Class<? extends Throwable>> getRetryOn() {
+		return this.retryOn;
+	}
+
+	/**
+	 * Sets {@code retry-on}.
+	 * @param retryOn the value
+	 */
+	public void setRetryOn(List<Class<? extends Throwable>> retryOn) {
+		this.retryOn = retryOn;
+	}
+
+	/**
+	 * Returns {@code no-retry-on}.
+	 * @return the value
+	 */
+	public List<Class<? extends Throwable>> getNoRetryOn() {
+		return this.noRetryOn;
+	}
+
+	/**
+	 * Sets {@code no-retry-on}.
+	 * @param noRetryOn the value
+	 */
+	public void setNoRetryOn(List<Class<? extends Throwable>> noRetryOn) {
+		this.noRetryOn = noRetryOn;
+	}
+
+	/**
+	 * Returns {@code budget}.
+	 * @return the value
+	 */
+	public Budget getBudget() {
+		return this.budget;
+	}
+
+	/**
+	 * Checks the settings and makes the policy.
+	 * @param name the policy's name, for messages
+	 * @return the policy
+	 * @throws IllegalArgumentException naming the property that is wrong
+	 */
+	public RetryPolicy toPolicy(String name) {
+		String prefix = "resilience.retries." + name + ".";
+		checkTypes(prefix + "retry-on", this.retryOn);
+		checkTypes(prefix + "no-retry-on", this.noRetryOn);
+		RetryBudgetSettings budget = null;
+		if (this.budget.ratio != null) {
+			try {
+				budget = new RetryBudgetSettings(this.budget.ratio, this.budget.window, this.budget.minRetriesPerSecond);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException(prefix + "budget." + ex.getMessage(), ex);
+			}
+		}
+		try {
+			return RetryPolicy.builder()
+				.maxRetries(this.maxRetries)
+				.delay(this.delay)
+				.backoff(this.backoff)
+				.multiplier(this.multiplier)
+				.maxDelay(this.maxDelay)
+				.jitter(this.jitter)
+				.maxDuration(this.maxDuration)
+				.retryOn(this.retryOn.isEmpty() ? List.of(Exception.class) : this.retryOn)
+				.noRetryOn(this.noRetryOn)
+				.budget(budget)
+				.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException("Invalid resilience.retries." + name + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/** Generics are erased when binding: a class name that is no exception would only fail at a call. */
+	private static void checkTypes(String property, List<Class<? extends Throwable>> types) {
+		for (Class<?> type : types) {
+			if (!Throwable.class.isAssignableFrom(type)) {
+				throw new IllegalArgumentException(property + " names " + type.getName() + ", which is not an exception");
+			}
+		}
+	}
+
+	/**
+	 * The retry budget: retries over the last window may not exceed ratio times the first
+	 * attempts made over it, plus min-retries-per-second for every second of the window.
+	 */
+	public static class Budget {
+
+		/**
+		 * Retries allowed per first attempt, such as 0.2; the budget is off when unset.
+		 */
+		private @Nullable Double ratio;
+
+		/**
+		 * How far back attempts count.
+		 */
+		private Duration window = Duration.ofSeconds(RetryBudgetSettings.DEFAULT_WINDOW_SECONDS);
+
+		/**
+		 * Retries per second allowed regardless of traffic, so that a quiet service can still retry.
+		 */
+		private int minRetriesPerSecond = RetryBudgetSettings.DEFAULT_MIN_RETRIES_PER_SECOND;
+
+		/**
+		 * Returns {@code ratio}.
+		 * @return the value
+		 */
+		public @Nullable Double getRatio() {
+			return this.ratio;
+		}
+
+		/**
+		 * Sets {@code ratio}.
+		 * @param ratio the value
+		 */
+		public void setRatio(@Nullable Double ratio) {
+			this.ratio = ratio;
+		}
+
+		/**
+		 * Returns {@code window}.
+		 * @return the value
+		 */
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		/**
+		 * Sets {@code window}.
+		 * @param window the value
+		 */
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		/**
+		 * Returns {@code min-retries-per-second}.
+		 * @return the value
+		 */
+		public int getMinRetriesPerSecond() {
+			return this.minRetriesPerSecond;
+		}
+
+		/**
+		 * Sets {@code min-retries-per-second}.
+		 * @param minRetriesPerSecond the value
+		 */
+		public void setMinRetriesPerSecond(int minRetriesPerSecond) {
+			this.minRetriesPerSecond = minRetriesPerSecond;
+		}
+
+	}
+
+}

@@ -1,0 +1,174 @@
+package dev.resilience.autoconfigure.retry;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
+import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.retry.RetryPolicy;
+import dev.resilience.retry.RetryRegistry;
+import dev.resilience.retry.Retryable;
+
+/**
+ * Reads the {@link Retryable @Retryable} of one method, the method's own or else its type's:
+ * looks up the named policy, lays the attributes set on the annotation over it, parses the
+ * conditions and finds the fallback method, each mistake failing with a message that names the
+ * method.
+ */
+class RetryableBinder implements MethodBinder<RetryableMethod> {
+
+	private final RetryRegistry registry;
+
+	private final MethodExpressionEvaluator expressions;
+
+	private final AnnotationAttributeResolver attributes;
+
+	RetryableBinder(RetryRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory) {
+		this.registry = registry;
+		this.expressions = new MethodExpressionEvaluator(beanFactory);
+		this.attributes = new AnnotationAttributeResolver(beanFactory);
+	}
+
+	@Override
+	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass) {
+		Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
+		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
+		String name = this.attributes.resolve(annotation.name(), where + " (name)");
+		RetryPolicy policy = policy(annotation, name, where);
+		String retryName = name.isBlank() ? ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName()
+				: name;
+		return new RetryableMethod(this.registry.retry(retryName, policy),
+				expression(annotation.retryIf(), method, where + " (retryIf)"),
+				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
+				fallback(annotation, method, targetClass, where));
+	}
+
+	/** The named policy, or the defaults, with the attributes set on the annotation laid over it. */
+	private RetryPolicy policy(Retryable annotation, String name, String where) {
+		RetryPolicy base;
+		if (name.isBlank()) {
+			base = RetryPolicy.builder().build();
+		}
+		else if (this.registry.getNames().contains(name)) {
+			base = this.registry.getPolicy(name);
+		}
+		else {
+			throw new IllegalStateException(where + " names the retry policy '" + name
+					+ "', which is not configured; configured under resilience.retries are " + this.registry.getNames());
+		}
+		RetryPolicy.Builder builder = base.toBuilder();
+		if (isSet(annotation, "maxRetries")) {
+			builder.maxRetries(annotation.maxRetries());
+		}
+		if (isSet(annotation, "delay")) {
+			builder.delay(this.attributes.duration(annotation.delay(), where + " (delay)"));
+		}
+		if (isSet(annotation, "backoff")) {
+			builder.backoff(annotation.backoff());
+		}
+		if (isSet(annotation, "multiplier")) {
+			builder.multiplier(annotation.multiplier());
+		}
+		if (isSet(annotation, "maxDelay")) {
+			builder.maxDelay(this.attributes.duration(annotation.maxDelay(), where + " (maxDelay)"));
+		}
+		if (isSet(annotation, "jitter")) {
+			builder.jitter(annotation.jitter());
+		}
+		if (isSet(annotation, "maxDuration")) {
+			builder.maxDuration(this.attributes.duration(annotation.maxDuration(), where + " (maxDuration)"));
+		}
+		if (isSet(annotation, "retryOn")) {
+			builder.retryOn(List.of(annotation.retryOn()));
+		}
+		if (isSet(annotation, "noRetryOn")) {
+			builder.noRetryOn(List.of(annotation.noRetryOn()));
+		}
+		try {
+			return builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/** An attribute at its declared default leaves the policy's value. */
+	private static boolean isSet(Retryable annotation, String attribute) {
+		return !Objects.deepEquals(AnnotationUtils.getValue(annotation, attribute),
+				AnnotationUtils.getDefaultValue(annotation, attribute));
+	}
+
+	private @Nullable MethodExpression expression(String text, Method method, String where) {
+		String resolved = this.attributes.resolve(text, where);
+		return resolved.isBlank() ? null : this.expressions.parse(resolved, method, where);
+	}
+
+	/**
+	 * The fallback: a method of the bean with the same name, the method's parameters and a
+	 * trailing exception parameter, and a return type the method's callers accept.
+	 */
+	private @Nullable Method fallback(Retryable annotation, Method method, Class<?> targetClass, String where) {
+		String name = this.attributes.resolve(annotation.fallbackMethod(), where + " (fallbackMethod)");
+		if (name.isBlank()) {
+			return null;
+		}
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		Class<?>[] parameters = method.getParameterTypes();
+		String expected = Arrays.stream(parameters)
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", name + "(", ((parameters.length > 0) ? ", " : "") + "<an exception>)"));
+		Method found = null;
+		for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(userClass)) {
+			if (candidate.getName().equals(name) && fitsParameters(candidate, parameters)) {
+				found = candidate;
+				break;
+			}
+		}
+		if (found == null) {
+			throw new IllegalStateException(where + " names the fallbackMethod '" + name + "', but "
+					+ userClass.getSimpleName() + " has no method " + expected);
+		}
+		if (!fitsReturnType(method.getReturnType(), found.getReturnType())) {
+			throw new IllegalStateException(where + " names the fallbackMethod " + AnnotationAttributeResolver.describe(found)
+					+ ", whose return type " + found.getReturnType().getSimpleName() + " does not fit "
+					+ method.getReturnType().getSimpleName());
+		}
+		ReflectionUtils.makeAccessible(found);
+		return found;
+	}
+
+	private static boolean fitsParameters(Method candidate, Class<?>[] parameters) {
+		Class<?>[] candidateParameters = candidate.getParameterTypes();
+		return candidateParameters.length == parameters.length + 1
+				&& Arrays.equals(candidateParameters, 0, parameters.length, parameters, 0, parameters.length)
+				&& Throwable.class.isAssignableFrom(candidateParameters[parameters.length]);
+	}
+
+	private static boolean fitsReturnType(Class<?> returnType, Class<?> fallbackReturnType) {
+		if (returnType == void.class || fallbackReturnType == void.class) {
+			return returnType == fallbackReturnType;
+		}
+		return ClassUtils.isAssignable(returnType, fallbackReturnType);
+	}
+
+}

@@ -1,0 +1,50 @@
+package dev.resilience.retry;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A retry budget: the retries of one policy over the last {@code window} may not exceed
+ * {@code ratio} times the first attempts made over it, plus {@code minRetriesPerSecond} for
+ * every second of the window, so that a quiet service can still retry (Finagle's
+ * {@code RetryBudget}, gRPC's retry throttling).
+ *
+ * @param ratio the retries allowed per first attempt, such as {@code 0.2}; zero or more
+ * @param window how far back attempts count; positive
+ * @param minRetriesPerSecond the retries allowed regardless of traffic, per second of the window; zero or more
+ */
+public record RetryBudgetSettings(double ratio, Duration window, int minRetriesPerSecond) {
+
+	/** The window when none is set: {@value #DEFAULT_WINDOW_SECONDS} seconds. */
+	public static final long DEFAULT_WINDOW_SECONDS = 10;
+
+	/** The retries per second allowed regardless of traffic when none is set. */
+	public static final int DEFAULT_MIN_RETRIES_PER_SECOND = 10;
+
+	/**
+	 * Checks the settings.
+	 * @throws IllegalArgumentException naming the setting that is out of range
+	 * @throws NullPointerException if the window is {@code null}
+	 */
+	public RetryBudgetSettings {
+		Objects.requireNonNull(window, "window");
+		if (!Double.isFinite(ratio) || ratio < 0) {
+			throw new IllegalArgumentException("ratio must be a finite number of at least 0, but was " + ratio);
+		}
+		if (window.isNegative() || window.isZero()) {
+			throw new IllegalArgumentException("window must be positive, but was " + window);
+		}
+		if (minRetriesPerSecond < 0) {
+			throw new IllegalArgumentException("minRetriesPerSecond must not be negative, but was " + minRetriesPerSecond);
+		}
+	}
+
+	/**
+	 * Returns the retries allowed per window regardless of traffic.
+	 * @return {@code minRetriesPerSecond} times the window in seconds, rounded down
+	 */
+	public long reserve() {
+		return (long) (this.minRetriesPerSecond * (Durations.nanos(this.window) / 1e9));
+	}
+
+}
