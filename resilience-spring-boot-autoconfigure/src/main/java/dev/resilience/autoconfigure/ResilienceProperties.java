@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
+import dev.resilience.autoconfigure.poll.PollProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 
 /**
@@ -23,6 +24,13 @@ public class ResilienceProperties {
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
 
 	/**
+	 * Poll settings by name, as used by @PollUntil(name) and PollSettingsRegistry.get(name).
+	 * Each takes max-attempts, delay, backoff, multiplier, max-delay, timeout and
+	 * ignore-exceptions.
+	 */
+	private final Map<String, PollProperties> polls = new LinkedHashMap<>();
+
+	/**
 	 * Order of the resilience aspects on one method: lower runs outside.
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
@@ -33,6 +41,14 @@ public class ResilienceProperties {
 	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
+	}
+
+	/**
+	 * Returns {@code polls}.
+	 * @return the value
+	 */
+	public Map<String, PollProperties> getPolls() {
+		return this.polls;
 	}
 
 	/**
@@ -51,10 +67,18 @@ public class ResilienceProperties {
 		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
 		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
 
+		/** Default order of the @PollUntil advice: inside retry, outside rate limiting. */
+		public static final int DEFAULT_POLL = Ordered.LOWEST_PRECEDENCE - 3;
+
 		/**
 		 * Order of the @RateLimited advice.
 		 */
 		private int rateLimit = DEFAULT_RATE_LIMIT;
+
+		/**
+		 * Order of the @PollUntil advice.
+		 */
+		private int poll = DEFAULT_POLL;
 
 		/**
 		 * Returns {@code rate-limit}.
@@ -70,6 +94,22 @@ public class ResilienceProperties {
 		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
+		}
+
+		/**
+		 * Returns {@code poll}.
+		 * @return the value
+		 */
+		public int getPoll() {
+			return this.poll;
+		}
+
+		/**
+		 * Sets {@code poll}.
+		 * @param poll the value
+		 */
+		public void setPoll(int poll) {
+			this.poll = poll;
 		}
 
 	}

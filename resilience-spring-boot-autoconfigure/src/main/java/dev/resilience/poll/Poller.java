@@ -325,7 +325,10 @@ public final class Poller<T> {
 
 		private final Predicate<? super T> condition;
 
-		private PollSettings.Builder settingsBuilder = PollSettings.builder();
+		private PollSettings settings = PollSettings.defaults();
+
+		/** Changes to {@link #settings}, made only when a setting is changed one by one. */
+		private PollSettings.@Nullable Builder changes;
 
 		private String name = "poller";
 
@@ -347,8 +350,18 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> settings(PollSettings settings) {
-			this.settingsBuilder = settings.toBuilder();
+			this.settings = Objects.requireNonNull(settings, "settings");
+			this.changes = null;
 			return this;
+		}
+
+		private PollSettings.Builder changes() {
+			PollSettings.Builder changes = this.changes;
+			if (changes == null) {
+				changes = this.settings.toBuilder();
+				this.changes = changes;
+			}
+			return changes;
 		}
 
 		/**
@@ -357,7 +370,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> delay(Duration delay) {
-			this.settingsBuilder.delay(delay);
+			changes().delay(delay);
 			return this;
 		}
 
@@ -367,7 +380,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> backoff(Backoff backoff) {
-			this.settingsBuilder.backoff(backoff);
+			changes().backoff(backoff);
 			return this;
 		}
 
@@ -377,7 +390,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> multiplier(double multiplier) {
-			this.settingsBuilder.multiplier(multiplier);
+			changes().multiplier(multiplier);
 			return this;
 		}
 
@@ -387,7 +400,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> maxDelay(Duration maxDelay) {
-			this.settingsBuilder.maxDelay(maxDelay);
+			changes().maxDelay(maxDelay);
 			return this;
 		}
 
@@ -397,7 +410,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> maxAttempts(int maxAttempts) {
-			this.settingsBuilder.maxAttempts(maxAttempts);
+			changes().maxAttempts(maxAttempts);
 			return this;
 		}
 
@@ -407,7 +420,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> timeout(@Nullable Duration timeout) {
-			this.settingsBuilder.timeout(timeout);
+			changes().timeout(timeout);
 			return this;
 		}
 
@@ -418,7 +431,7 @@ public final class Poller<T> {
 		 * @return this builder
 		 */
 		public Builder<T> ignoreExceptions(boolean ignoreExceptions) {
-			this.settingsBuilder.ignoreExceptions(ignoreExceptions);
+			changes().ignoreExceptions(ignoreExceptions);
 			return this;
 		}
 
@@ -470,7 +483,7 @@ public final class Poller<T> {
 		 * attempts are unlimited without a timeout
 		 */
 		public Poller<T> build() {
-			return new Poller<>(this, this.settingsBuilder.build());
+			return new Poller<>(this, changes().build());
 		}
 
 	}

@@ -14,6 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
+import dev.resilience.poll.PollSettings;
+import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -22,7 +24,7 @@ import dev.resilience.ratelimit.TokenBucketSettings;
 
 /**
  * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
- * rate limiter with its settings and store; {@code GET /actuator/resilience/{limiter}?key=K}
+ * rate limiter with its settings and store, and every named poll setting; {@code GET /actuator/resilience/{limiter}?key=K}
  * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
  * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
  * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
@@ -32,12 +34,24 @@ public class ResilienceEndpoint {
 
 	private final RateLimiterRegistry rateLimiters;
 
+	private final PollSettingsRegistry polls;
+
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
+		this(rateLimiters, PollSettingsRegistry.of(Map.of()));
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param rateLimiters the rate limiters to show
+	 * @param polls the named poll settings to show
+	 */
+	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, PollSettingsRegistry polls) {
 		this.rateLimiters = rateLimiters;
+		this.polls = polls;
 	}
 
 	/**
@@ -48,7 +62,9 @@ public class ResilienceEndpoint {
 	public ResilienceDescriptor resilience() {
 		Map<String, RateLimiterDescriptor> limiters = new LinkedHashMap<>();
 		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter)));
-		return new ResilienceDescriptor(limiters);
+		Map<String, PollDescriptor> polls = new LinkedHashMap<>();
+		this.polls.getAll().forEach((name, settings) -> polls.put(name, PollDescriptor.of(settings)));
+		return new ResilienceDescriptor(limiters, polls);
 	}
 
 	/**
@@ -91,8 +107,31 @@ public class ResilienceEndpoint {
 	 * Everything the starter manages.
 	 *
 	 * @param rateLimiters the rate limiters by name
+	 * @param polls the named poll settings by name
 	 */
-	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters) {
+	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters, Map<String, PollDescriptor> polls) {
+	}
+
+	/**
+	 * Named poll settings, as configured under {@code resilience.polls.<name>}.
+	 *
+	 * @param maxAttempts the attempts in all, -1 for unlimited
+	 * @param delay the first delay
+	 * @param backoff how the delay grows: {@code FIXED}, {@code LINEAR} or {@code EXPONENTIAL}
+	 * @param multiplier the growth factor of {@code EXPONENTIAL}
+	 * @param maxDelay the cap on one delay
+	 * @param timeout the overall deadline, or {@code null} for none
+	 * @param ignoreExceptions whether an exception counts as an unmet attempt
+	 */
+	public record PollDescriptor(int maxAttempts, Duration delay, String backoff, double multiplier, Duration maxDelay,
+			@Nullable Duration timeout, boolean ignoreExceptions) {
+
+		static PollDescriptor of(PollSettings settings) {
+			return new PollDescriptor(settings.maxAttempts(), settings.backoffPolicy().delay(),
+					settings.backoffPolicy().backoff().name(), settings.backoffPolicy().multiplier(),
+					settings.backoffPolicy().maxDelay(), settings.timeout(), settings.ignoreExceptions());
+		}
+
 	}
 
 	/**
