@@ -189,6 +189,23 @@ class PollOnceAndAsyncTests {
 	}
 
 	@Test
+	void cancellingDuringAnAttemptCancelsTheAttemptItSchedules() {
+		AtomicInteger calls = new AtomicInteger();
+		CompletableFuture<?>[] future = new CompletableFuture<?>[1];
+		future[0] = poller(() -> {
+			calls.incrementAndGet();
+			future[0].cancel(false);
+			return null;
+		}, 5).build().awaitAsync(this.scheduler);
+
+		this.scheduler.runNext();
+
+		assertThat(this.scheduler.pending()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
+		this.scheduler.runAll();
+		assertThat(calls).hasValue(1);
+	}
+
+	@Test
 	void anAttemptAlreadyScheduledWhenTheFutureIsCompletedIsNotMade() {
 		AtomicInteger calls = new AtomicInteger();
 		CompletableFuture<String> future = poller(() -> {

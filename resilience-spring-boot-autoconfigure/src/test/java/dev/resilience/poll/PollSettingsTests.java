@@ -1,6 +1,7 @@
 package dev.resilience.poll;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,6 +90,19 @@ class PollSettingsTests {
 		assertThat(registry.getAll()).containsOnlyKeys("export", "report");
 		assertThatIllegalArgumentException().isThrownBy(() -> registry.get("nope"))
 			.withMessage("No poll settings named 'nope'; configured under resilience.polls are [export, report]");
+	}
+
+	@Test
+	void theRegistryRefusesNullSettings() {
+		Map<String, PollSettings> settings = new HashMap<>();
+		settings.put("export", null);
+		assertThatNullPointerException().isThrownBy(() -> PollSettingsRegistry.of(settings)).withMessage("settings");
+	}
+
+	@Test
+	void anExhaustedPollWithoutAttemptsHasNoCause() {
+		PollExhaustedException exhausted = new PollExhaustedException(new PollHistory<>(List.of(), Duration.ZERO, null), null);
+		assertThat(exhausted).hasMessage("Tried 0 times over 0ms, but condition was never met").hasNoCause();
 	}
 
 	@Test
