@@ -265,12 +265,7 @@ public final class Poller<T> {
 
 		AsyncPoll(ScheduledExecutorService scheduler) {
 			this.scheduler = scheduler;
-			this.future.whenComplete((value, failure) -> {
-				Future<?> pending = this.scheduled.get();
-				if (this.future.isCancelled() && pending != null) {
-					pending.cancel(false);
-				}
-			});
+			this.future.whenComplete((value, failure) -> cancelPendingIfCancelled());
 		}
 
 		void schedule(PollState<T> state) {
@@ -282,6 +277,10 @@ public final class Poller<T> {
 				this.future.completeExceptionally(ex);
 			}
 			// Cancelled while scheduling: the whenComplete above may have missed this task.
+			cancelPendingIfCancelled();
+		}
+
+		private void cancelPendingIfCancelled() {
 			Future<?> pending = this.scheduled.get();
 			if (this.future.isCancelled() && pending != null) {
 				pending.cancel(false);
