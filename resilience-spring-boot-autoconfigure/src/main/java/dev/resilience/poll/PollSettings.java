@@ -72,7 +72,7 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 	 * @return the default settings
 	 */
 	public static PollSettings defaults() {
-		return builder().build();
+		return Builder.DEFAULTS;
 	}
 
 	/**
@@ -109,6 +109,8 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 	 * Builds {@link PollSettings}; every value is checked together in {@link #build()}.
 	 */
 	public static final class Builder {
+
+		private static final PollSettings DEFAULTS = new Builder().build();
 
 		private Duration delay = DEFAULT_DELAY;
 

@@ -54,7 +54,12 @@ public final class PollState<T> {
 				timedOut);
 	}
 
-	/** The ticker reading at the start of the first attempt; meaningless before it. */
+	/** The wait before the next attempt, {@code null} once the poll is over. */
+	@Nullable Duration nextDelay() {
+		return this.nextDelay;
+	}
+
+	/** The ticker reading at the start of the first attempt when there is a timeout; meaningless otherwise. */
 	long startedAt() {
 		return this.startedAt;
 	}

@@ -143,10 +143,13 @@ public final class Poller<T> {
 	 * the condition throws
 	 */
 	public PollState<T> pollOnce(PollState<T> state) {
-		Duration delayBefore = state.getNextDelay()
-			.orElseThrow(() -> new IllegalStateException("The poll is over; start a new one with initialState()"));
-		long start = this.ticker.read();
-		long startedAt = (state.getAttemptCount() == 0) ? start : state.startedAt();
+		Duration delayBefore = state.nextDelay();
+		if (delayBefore == null) {
+			throw new IllegalStateException("The poll is over; start a new one with initialState()");
+		}
+		// The clock is read only for a timeout: a poll without one never needs the time.
+		boolean timed = this.settings.timeout() != null;
+		long startedAt = (!timed) ? 0 : (state.getAttemptCount() == 0) ? this.ticker.read() : state.startedAt();
 		int number = state.getAttemptCount() + 1;
 		T value = null;
 		Exception ignored = null;
@@ -167,7 +170,7 @@ public final class Poller<T> {
 		}
 		else {
 			Duration delay = this.settings.backoffPolicy().delayAfter(number);
-			boolean timedOut = beginsPastTimeout(startedAt, delay);
+			boolean timedOut = timed && beginsPastTimeout(startedAt, delay);
 			next = state.next(attempt, startedAt, timedOut ? null : delay, timedOut);
 		}
 		if (next.isDone()) {
@@ -176,14 +179,10 @@ public final class Poller<T> {
 		return next;
 	}
 
-	/** Whether an attempt after the delay from now would begin past the timeout. */
+	/** Whether an attempt after the delay from now would begin past the timeout, which is set. */
 	private boolean beginsPastTimeout(long startedAt, Duration delay) {
-		Duration timeout = this.settings.timeout();
-		if (timeout == null) {
-			return false;
-		}
 		Duration elapsed = Duration.ofNanos(this.ticker.read() - startedAt);
-		return elapsed.plus(delay).compareTo(timeout) > 0;
+		return elapsed.plus(delay).compareTo(Objects.requireNonNull(this.settings.timeout())) > 0;
 	}
 
 	private void tellListeners(PollState<T> state) {
@@ -244,7 +243,7 @@ public final class Poller<T> {
 	}
 
 	private static long nanos(PollState<?> state) {
-		return state.getNextDelay().orElseThrow().toNanos();
+		return Objects.requireNonNull(state.nextDelay()).toNanos();
 	}
 
 	private T result(PollState<T> state) {
