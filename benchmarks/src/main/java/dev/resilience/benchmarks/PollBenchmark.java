@@ -1,7 +1,6 @@
 package dev.resilience.benchmarks;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
@@ -67,11 +66,7 @@ public class PollBenchmark {
 
 	@Setup
 	public void setup() {
-		Map<String, String> properties = new LinkedHashMap<>();
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("spring.main.banner-mode", "off");
-		properties.put("spring.main.log-startup-info", "false");
-		properties.put("logging.level.root", "warn");
+		Map<String, String> properties = AnnotatedCallBenchmark.quietApplication();
 		Supplier<String> supplier = () -> this.argument;
 		switch (this.impl) {
 			case "plain", "ours" -> {

@@ -18,7 +18,7 @@ import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
-import dev.resilience.autoconfigure.support.ResilienceProxyRegistrar;
+import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -40,7 +40,7 @@ public final class PollAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@Import(ResilienceProxyRegistrar.class)
+	@Import(AutoProxyRegistrar.class)
 	static class AnnotationConfiguration {
 
 		@Bean

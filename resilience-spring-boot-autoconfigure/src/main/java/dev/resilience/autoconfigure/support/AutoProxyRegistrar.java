@@ -13,9 +13,8 @@ import org.springframework.core.type.AnnotationMetadata;
  * {@code @EnableTransactionManagement} does for {@code @Transactional}. An existing, more
  * capable creator (such as the AspectJ one) is kept. Like Spring Boot, it proxies classes
  * unless {@code spring.aop.proxy-target-class=false}, so beans stay injectable by their class.
- * Each capability's auto-configuration imports it next to its {@link AnnotatedMethodAdvisor}.
  */
-public class ResilienceProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+public class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
 
 	private boolean proxyTargetClass = true;
 
