@@ -50,9 +50,9 @@ import dev.resilience.ratelimit.RateLimited;
 @Threads(1)
 public class AnnotatedCallBenchmark {
 
-	private static final String OURS_PACKAGE = "dev.resilience.";
+	static final String OURS_PACKAGE = "dev.resilience.";
 
-	private static final String RESILIENCE4J_PACKAGE = "io.github.resilience4j.";
+	static final String RESILIENCE4J_PACKAGE = "io.github.resilience4j.";
 
 	@Param({ "plain", "ours", "resilience4j" })
 	String impl;
@@ -66,11 +66,7 @@ public class AnnotatedCallBenchmark {
 
 	@Setup
 	public void setup() {
-		Map<String, String> properties = new LinkedHashMap<>();
-		properties.put("spring.main.web-application-type", "none");
-		properties.put("spring.main.banner-mode", "off");
-		properties.put("spring.main.log-startup-info", "false");
-		properties.put("logging.level.root", "warn");
+		Map<String, String> properties = quietApplication();
 		String rate = Long.toString(Contenders.UNLIMITED_RATE);
 		switch (this.impl) {
 			case "plain", "ours" -> {
@@ -108,7 +104,20 @@ public class AnnotatedCallBenchmark {
 		return this.echo.echo(this.argument);
 	}
 
-	private static ConfigurableApplicationContext start(Class<?> application, Map<String, String> properties) {
+	/**
+	 * Returns the properties of a small, quiet, non-web application, to add a benchmark's own to.
+	 * @return the properties, modifiable
+	 */
+	static Map<String, String> quietApplication() {
+		Map<String, String> properties = new LinkedHashMap<>();
+		properties.put("spring.main.web-application-type", "none");
+		properties.put("spring.main.banner-mode", "off");
+		properties.put("spring.main.log-startup-info", "false");
+		properties.put("logging.level.root", "warn");
+		return properties;
+	}
+
+	static ConfigurableApplicationContext start(Class<?> application, Map<String, String> properties) {
 		List<String> arguments = properties.entrySet()
 			.stream()
 			.map((property) -> "--" + property.getKey() + "=" + property.getValue())
@@ -121,7 +130,7 @@ public class AnnotatedCallBenchmark {
 	 * @param prefix the package prefix
 	 * @return the class names, comma separated
 	 */
-	private static String autoConfigurations(String prefix) {
+	static String autoConfigurations(String prefix) {
 		return ImportCandidates.load(AutoConfiguration.class, AnnotatedCallBenchmark.class.getClassLoader())
 			.getCandidates()
 			.stream()

@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
+import dev.resilience.autoconfigure.poll.PollProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.retry.RetryProperties;
 
@@ -30,6 +31,13 @@ public class ResilienceProperties {
 	private final Map<String, RetryProperties> retries = new LinkedHashMap<>();
 
 	/**
+	 * Poll settings by name, as used by @PollUntil(name) and PollSettingsRegistry.get(name).
+	 * Each takes max-attempts, delay, backoff, multiplier, max-delay, timeout and
+	 * ignore-exceptions.
+	 */
+	private final Map<String, PollProperties> polls = new LinkedHashMap<>();
+
+	/**
 	 * Order of the resilience aspects on one method: lower runs outside.
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
@@ -51,6 +59,14 @@ public class ResilienceProperties {
 	}
 
 	/**
+	 * Returns {@code polls}.
+	 * @return the value
+	 */
+	public Map<String, PollProperties> getPolls() {
+		return this.polls;
+	}
+
+	/**
 	 * Returns {@code aspect-order}.
 	 * @return the value
 	 */
@@ -66,6 +82,9 @@ public class ResilienceProperties {
 		/** Default order of the @Retryable advice: outermost, so every retry asks the limiter again. */
 		public static final int DEFAULT_RETRY = Ordered.LOWEST_PRECEDENCE - 4;
 
+		/** Default order of the @PollUntil advice: inside retry, outside rate limiting. */
+		public static final int DEFAULT_POLL = Ordered.LOWEST_PRECEDENCE - 3;
+
 		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
 		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
 
@@ -78,6 +97,11 @@ public class ResilienceProperties {
 		 * Order of the @Retryable advice.
 		 */
 		private int retry = DEFAULT_RETRY;
+
+		/**
+		 * Order of the @PollUntil advice.
+		 */
+		private int poll = DEFAULT_POLL;
 
 		/**
 		 * Returns {@code rate-limit}.
@@ -109,6 +133,22 @@ public class ResilienceProperties {
 		 */
 		public void setRetry(int retry) {
 			this.retry = retry;
+		}
+
+		/**
+		 * Returns {@code poll}.
+		 * @return the value
+		 */
+		public int getPoll() {
+			return this.poll;
+		}
+
+		/**
+		 * Sets {@code poll}.
+		 * @param poll the value
+		 */
+		public void setPoll(int poll) {
+			this.poll = poll;
 		}
 
 	}

@@ -1,9 +1,8 @@
 package dev.resilience.retry;
 
 import java.time.Duration;
-import java.util.Locale;
 
-/** Duration arithmetic of retrying: saturated nanoseconds and the seconds of messages. */
+/** Duration arithmetic of retrying: saturated nanoseconds. */
 final class Durations {
 
 	private Durations() {
@@ -17,11 +16,6 @@ final class Durations {
 		catch (ArithmeticException ex) {
 			return Long.MAX_VALUE;
 		}
-	}
-
-	/** {@code 1.53s}: seconds with two decimals. */
-	static String seconds(long nanos) {
-		return String.format(Locale.ROOT, "%.2fs", nanos / 1e9);
 	}
 
 }

@@ -11,6 +11,7 @@ import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.DurationText;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 
@@ -198,7 +199,7 @@ public final class Retry {
 	private RetriesExhaustedException exhausted(Attempts attempts, String reason, @Nullable Object result) {
 		long elapsed = this.ticker.read() - attempts.start;
 		String message = "Tried " + attempts.size() + ((attempts.size() == 1) ? " time" : " times") + " over "
-				+ Durations.seconds(elapsed) + (reason.isEmpty() ? "" : "; stopped because " + reason);
+				+ DurationText.of(Duration.ofNanos(elapsed)) + (reason.isEmpty() ? "" : "; stopped because " + reason);
 		return new RetriesExhaustedException(message, attempts.list, result);
 	}
 

@@ -84,7 +84,7 @@ class RetryTests {
 		assertThat(calls).hasValue(4);
 		RetriesExhaustedException exhausted = RetriesExhaustedException.of(thrown);
 		assertThat(exhausted).isNotNull();
-		assertThat(exhausted.getMessage()).isEqualTo("Tried 4 times over 0.74s");
+		assertThat(exhausted.getMessage()).isEqualTo("Tried 4 times over 740ms");
 		assertThat(exhausted.getLastResult()).isNull();
 		assertThat(exhausted.getAttempts()).extracting(RetryAttempt::number).containsExactly(1, 2, 3, 4);
 		assertThat(exhausted.getAttempts()).extracting(RetryAttempt::delayBefore)
@@ -162,7 +162,7 @@ class RetryTests {
 		Throwable thrown = catchFailure(
 				() -> retry(policy().maxRetries(2)).call(() -> "pending " + calls.incrementAndGet(), (failure) -> true,
 						(result) -> ((String) result).startsWith("pending")));
-		assertThat(thrown).isInstanceOf(RetriesExhaustedException.class).hasMessage("Tried 3 times over 0.30s");
+		assertThat(thrown).isInstanceOf(RetriesExhaustedException.class).hasMessage("Tried 3 times over 300ms");
 		RetriesExhaustedException exhausted = (RetriesExhaustedException) thrown;
 		assertThat(exhausted.getLastResult()).isEqualTo("pending 3");
 		assertThat(exhausted.getAttempts()).extracting(RetryAttempt::outcome)
@@ -193,7 +193,7 @@ class RetryTests {
 		assertThat(calls).hasValue(3);
 		assertThat(this.ticker.sleeps()).containsExactly(ms(100), ms(200));
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.isEqualTo("Tried 3 times over 0.45s; stopped because a delay of PT0.4S would end past maxDuration PT0.8S");
+			.isEqualTo("Tried 3 times over 450ms; stopped because a delay of PT0.4S would end past maxDuration PT0.8S");
 	}
 
 	@Test

@@ -14,6 +14,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
+import dev.resilience.poll.PollSettings;
+import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -26,7 +28,8 @@ import dev.resilience.retry.RetryRegistry;
 
 /**
  * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
- * rate limiter with its settings and store, and every retry policy with its settings and budget; {@code GET /actuator/resilience/{limiter}?key=K}
+ * rate limiter with its settings and store, every retry policy with its settings and budget, and
+ * every named poll setting; {@code GET /actuator/resilience/{limiter}?key=K}
  * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
  * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
  * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
@@ -38,22 +41,27 @@ public class ResilienceEndpoint {
 
 	private final @Nullable RetryRegistry retries;
 
+	private final @Nullable PollSettingsRegistry polls;
+
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
-		this(rateLimiters, null);
+		this(rateLimiters, null, null);
 	}
 
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 * @param retries the retry policies to show, or {@code null} for none
+	 * @param polls the named poll settings to show, or {@code null} for none
 	 */
-	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries) {
+	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries,
+			@Nullable PollSettingsRegistry polls) {
 		this.rateLimiters = rateLimiters;
 		this.retries = retries;
+		this.polls = polls;
 	}
 
 	/**
@@ -69,7 +77,12 @@ public class ResilienceEndpoint {
 		if (retries != null) {
 			retries.getNames().forEach((name) -> retryPolicies.put(name, RetryPolicyDescriptor.of(retries, name)));
 		}
-		return new ResilienceDescriptor(limiters, retryPolicies);
+		Map<String, PollDescriptor> pollSettings = new LinkedHashMap<>();
+		PollSettingsRegistry polls = this.polls;
+		if (polls != null) {
+			polls.getAll().forEach((name, settings) -> pollSettings.put(name, PollDescriptor.of(settings)));
+		}
+		return new ResilienceDescriptor(limiters, retryPolicies, pollSettings);
 	}
 
 	/**
@@ -113,9 +126,10 @@ public class ResilienceEndpoint {
 	 *
 	 * @param rateLimiters the rate limiters by name
 	 * @param retries the retry policies by name
+	 * @param polls the named poll settings by name
 	 */
 	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters,
-			Map<String, RetryPolicyDescriptor> retries) {
+			Map<String, RetryPolicyDescriptor> retries, Map<String, PollDescriptor> polls) {
 	}
 
 	/**
@@ -164,6 +178,28 @@ public class ResilienceEndpoint {
 	 * @param available the retries the budget allows now
 	 */
 	public record RetryBudgetDescriptor(double ratio, Duration window, int minRetriesPerSecond, long available) {
+	}
+
+	/**
+	 * Named poll settings, as configured under {@code resilience.polls.<name>}.
+	 *
+	 * @param maxAttempts the attempts in all, -1 for unlimited
+	 * @param delay the first delay
+	 * @param backoff how the delay grows: {@code FIXED}, {@code LINEAR} or {@code EXPONENTIAL}
+	 * @param multiplier the growth factor of {@code EXPONENTIAL}
+	 * @param maxDelay the cap on one delay
+	 * @param timeout the overall deadline, or {@code null} for none
+	 * @param ignoreExceptions whether an exception counts as an unmet attempt
+	 */
+	public record PollDescriptor(int maxAttempts, Duration delay, String backoff, double multiplier, Duration maxDelay,
+			@Nullable Duration timeout, boolean ignoreExceptions) {
+
+		static PollDescriptor of(PollSettings settings) {
+			return new PollDescriptor(settings.maxAttempts(), settings.backoffPolicy().delay(),
+					settings.backoffPolicy().backoff().name(), settings.backoffPolicy().multiplier(),
+					settings.backoffPolicy().maxDelay(), settings.timeout(), settings.ignoreExceptions());
+		}
+
 	}
 
 	/**

@@ -10,15 +10,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
 
 /**
  * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
  */
-@AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class })
+@AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
+		PollAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnAvailableEndpoint(ResilienceEndpoint.class)
 public final class ResilienceEndpointAutoConfiguration {
@@ -26,8 +29,9 @@ public final class ResilienceEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RateLimiterRegistry.class)
-	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries) {
-		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable());
+	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries,
+			ObjectProvider<PollSettingsRegistry> polls) {
+		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable(), polls.getIfAvailable());
 	}
 
 	@Bean

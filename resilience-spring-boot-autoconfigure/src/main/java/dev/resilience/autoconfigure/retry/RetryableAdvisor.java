@@ -5,9 +5,8 @@ import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.ProxyMethodInvocation;
-
 import dev.resilience.autoconfigure.support.AnnotatedMethodAdvisor;
+import dev.resilience.autoconfigure.support.RepeatedInvocation;
 import dev.resilience.retry.Retryable;
 
 /**
@@ -29,15 +28,7 @@ public class RetryableAdvisor extends AnnotatedMethodAdvisor<RetryableMethod> {
 	}
 
 	private static @Nullable Object invoke(MethodInvocation invocation, RetryableMethod method) throws Throwable {
-		return method.call(invocation.getThis(), invocation.getArguments(), () -> attempt(invocation));
-	}
-
-	/**
-	 * An invocation proceeds down the chain only once: each attempt proceeds on a copy, as
-	 * Spring's own retry does. Spring's proxies always pass a {@link ProxyMethodInvocation}.
-	 */
-	private static @Nullable Object attempt(MethodInvocation invocation) throws Throwable {
-		return ((ProxyMethodInvocation) invocation).invocableClone().proceed();
+		return method.call(invocation.getThis(), invocation.getArguments(), () -> RepeatedInvocation.proceed(invocation));
 	}
 
 }

@@ -4,7 +4,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Service;
 import org.springframework.web.client.RestClient;
 
+import dev.resilience.poll.PollUntil;
 import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.sample.partner.Export;
 import dev.resilience.sample.partner.Order;
 
 /**
@@ -35,6 +37,26 @@ public class PartnerClient {
 			.header("X-Api-Key", this.apiKey)
 			.retrieve()
 			.body(Order.class);
+	}
+
+	@RateLimited("partner-api")
+	public Export startExport() {
+		return this.restClient.post()
+			.uri(baseUrl() + "/partner/exports")
+			.header("X-Api-Key", this.apiKey)
+			.retrieve()
+			.body(Export.class);
+	}
+
+	// Polling runs outside the limiter (SPEC order), so every status check waits for its slot.
+	@PollUntil(name = "partner-export", until = "#result.status == 'DONE'")
+	@RateLimited("partner-api")
+	public Export exportStatus(String id) {
+		return this.restClient.get()
+			.uri(baseUrl() + "/partner/exports/{id}", id)
+			.header("X-Api-Key", this.apiKey)
+			.retrieve()
+			.body(Export.class);
 	}
 
 	// The partner API is served by this same application, on the port it was given at startup.

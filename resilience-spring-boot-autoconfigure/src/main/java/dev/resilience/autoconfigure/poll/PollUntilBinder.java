@@ -1,0 +1,124 @@
+package dev.resilience.autoconfigure.poll;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Future;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.poll.PollListener;
+import dev.resilience.poll.PollSettings;
+import dev.resilience.poll.PollSettingsRegistry;
+import dev.resilience.poll.PollUntil;
+
+/**
+ * Reads the {@link PollUntil @PollUntil} of one method: the named settings, overridden by every
+ * attribute not left at its default, the {@code until} expression parsed once, and checks that
+ * the result of the method can be polled at all.
+ */
+class PollUntilBinder implements MethodBinder<PolledMethod> {
+
+	private final PollSettingsRegistry registry;
+
+	private final Ticker ticker;
+
+	private final Sleeper sleeper;
+
+	private final List<PollListener> listeners;
+
+	private final MethodExpressionEvaluator expressions;
+
+	private final AnnotationAttributeResolver attributes;
+
+	PollUntilBinder(PollSettingsRegistry registry, Ticker ticker, Sleeper sleeper, List<PollListener> listeners,
+			@Nullable ConfigurableListableBeanFactory beanFactory) {
+		this.registry = registry;
+		this.ticker = ticker;
+		this.sleeper = sleeper;
+		this.listeners = List.copyOf(listeners);
+		this.expressions = new MethodExpressionEvaluator(beanFactory);
+		this.attributes = new AnnotationAttributeResolver(beanFactory);
+	}
+
+	@Override
+	public @Nullable PolledMethod bind(Method method, Class<?> targetClass) {
+		PollUntil annotation = AnnotatedElementUtils.findMergedAnnotation(method, PollUntil.class);
+		if (annotation == null) {
+			return null;
+		}
+		String where = "@PollUntil on " + AnnotationAttributeResolver.describe(method);
+		String name = this.attributes.resolve(annotation.name(), where + " (name)");
+		String untilText = this.attributes.resolve(annotation.until(), where + " (until)");
+		checkResultCanBePolled(method, untilText, where);
+		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
+		PollSettings settings = settings(annotation, name, where);
+		String meterName = name.isBlank() ? method.getDeclaringClass().getSimpleName() + "." + method.getName() : name;
+		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners);
+	}
+
+	private static void checkResultCanBePolled(Method method, String until, String where) {
+		Class<?> type = method.getReturnType();
+		if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)) {
+			throw new IllegalStateException(where + " would poll the " + type.getSimpleName()
+					+ " itself, which is returned at once; poll a method returning the value, or use Poller.awaitAsync");
+		}
+		if ((type == void.class || type == Void.class) && until.isBlank()) {
+			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "
+					+ "could never be met; set until");
+		}
+	}
+
+	/** The named settings (or the defaults), with each attribute set on the annotation applied over them. */
+	private PollSettings settings(PollUntil annotation, String name, String where) {
+		PollSettings base;
+		if (name.isBlank()) {
+			base = PollSettings.defaults();
+		}
+		else if (this.registry.getNames().contains(name)) {
+			base = this.registry.get(name);
+		}
+		else {
+			throw new IllegalStateException(where + " names the poll settings '" + name
+					+ "', which are not configured; configured under resilience.polls are " + this.registry.getNames());
+		}
+		PollSettings.Builder builder = base.toBuilder();
+		if (annotation.maxAttempts() != PollSettings.DEFAULT_MAX_ATTEMPTS) {
+			builder.maxAttempts(annotation.maxAttempts());
+		}
+		if (!annotation.delay().isBlank()) {
+			builder.delay(this.attributes.duration(annotation.delay(), where + " (delay)"));
+		}
+		if (annotation.backoff() != PollSettings.DEFAULT_BACKOFF) {
+			builder.backoff(annotation.backoff());
+		}
+		if (Double.compare(annotation.multiplier(), PollSettings.DEFAULT_MULTIPLIER) != 0) {
+			builder.multiplier(annotation.multiplier());
+		}
+		if (!annotation.maxDelay().isBlank()) {
+			builder.maxDelay(this.attributes.duration(annotation.maxDelay(), where + " (maxDelay)"));
+		}
+		if (!annotation.timeout().isBlank()) {
+			builder.timeout(this.attributes.duration(annotation.timeout(), where + " (timeout)"));
+		}
+		if (annotation.ignoreExceptions()) {
+			builder.ignoreExceptions(true);
+		}
+		try {
+			return builder.build();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+		}
+	}
+
+}

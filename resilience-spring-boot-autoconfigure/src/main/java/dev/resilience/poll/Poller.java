@@ -1,0 +1,489 @@
+package dev.resilience.poll;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
+import dev.resilience.retry.Backoff;
+
+/**
+ * Calls a supplier until a predicate accepts its value: production code's way to wait for a
+ * condition, such as an export that is {@code DONE}. The first attempt is made at once, the
+ * following ones after the delays of the settings' {@link dev.resilience.retry.BackoffPolicy}
+ * (10, 20, 30, 40 ms by default), until the condition is met, the attempts are used up or the
+ * next attempt would begin past the timeout. Three ways to run it:
+ * <ul>
+ * <li>{@link #await()} blocks and returns the value or throws {@link PollExhaustedException};</li>
+ * <li>{@link #awaitAsync(ScheduledExecutorService)} returns a {@link CompletableFuture} completed by
+ * attempts scheduled one after another, no thread blocked between them;</li>
+ * <li>{@link #pollOnce(PollState)} makes one attempt and returns the next immutable
+ * {@link PollState}, so a caller can schedule the next attempt itself.</li>
+ * </ul>
+ * <p>
+ * <b>Timeout.</b> Counted from the start of the first attempt. An attempt that would begin past
+ * it is not made: the poll ends at once, exhausted, rather than waiting in vain, so it never
+ * outlasts its timeout by more than its last attempt, which is never cut short.
+ * <p>
+ * <b>Exceptions.</b> An exception of the supplier ends the poll as itself, unless
+ * {@link PollSettings#ignoreExceptions()}: then it counts as an unmet attempt and is recorded in
+ * the history. An exception of the predicate always ends the poll. {@link Error}s are never
+ * ignored.
+ * <p>
+ * A poller is immutable and thread safe; each {@code await} or {@code awaitAsync} is a poll of
+ * its own.
+ *
+ * @param <T> the type of the polled value
+ */
+public final class Poller<T> {
+
+	private static final System.Logger logger = System.getLogger(Poller.class.getName());
+
+	private final Supplier<? extends T> supplier;
+
+	private final Predicate<? super T> condition;
+
+	private final PollSettings settings;
+
+	private final String name;
+
+	private final Ticker ticker;
+
+	private final Sleeper sleeper;
+
+	private final List<PollListener> listeners;
+
+	private Poller(Builder<T> builder, PollSettings settings) {
+		this.supplier = builder.supplier;
+		this.condition = builder.condition;
+		this.settings = settings;
+		this.name = builder.name;
+		this.ticker = builder.ticker;
+		this.sleeper = builder.sleeper;
+		this.listeners = List.copyOf(builder.listeners);
+	}
+
+	/**
+	 * Returns a builder of a poller that waits until the value is {@link #isPresent(Object) present}.
+	 * @param <T> the type of the polled value
+	 * @param supplier makes one attempt
+	 * @return a new builder with the default settings
+	 */
+	public static <T> Builder<T> builder(Supplier<? extends T> supplier) {
+		return builder(supplier, Poller::isPresent);
+	}
+
+	/**
+	 * Returns a builder of a poller that waits until the condition accepts the value.
+	 * @param <T> the type of the polled value
+	 * @param supplier makes one attempt
+	 * @param condition {@code true} ends the poll
+	 * @return a new builder with the default settings
+	 */
+	public static <T> Builder<T> builder(Supplier<? extends T> supplier, Predicate<? super T> condition) {
+		return new Builder<>(supplier, condition);
+	}
+
+	/**
+	 * The default condition: the value is present, that is not {@code null}, not
+	 * {@link Boolean#FALSE} and not an empty {@link Optional}.
+	 * @param value the value
+	 * @return whether it is present
+	 */
+	public static boolean isPresent(@Nullable Object value) {
+		return value != null && !Boolean.FALSE.equals(value) && !(value instanceof Optional<?> optional && optional.isEmpty());
+	}
+
+	/**
+	 * Returns the settings.
+	 * @return the settings
+	 */
+	public PollSettings getSettings() {
+		return this.settings;
+	}
+
+	/**
+	 * Returns the name listeners are told.
+	 * @return the name
+	 */
+	public String getName() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the state before the first attempt: no attempts, the next one at once.
+	 * @return the initial state
+	 */
+	public PollState<T> initialState() {
+		return PollState.initial();
+	}
+
+	/**
+	 * Makes exactly one attempt now, whatever the state's next delay (the caller waited it), and
+	 * returns the state after it: fulfilled, exhausted, or with the delay before the next attempt.
+	 * Listeners are told when the returned state is over.
+	 * @param state the state before the attempt, from {@link #initialState()} or an earlier
+	 * {@code pollOnce} of this poller
+	 * @return the new state
+	 * @throws IllegalStateException if the state is already over
+	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
+	 * the condition throws
+	 */
+	public PollState<T> pollOnce(PollState<T> state) {
+		Duration delayBefore = state.nextDelay();
+		if (delayBefore == null) {
+			throw new IllegalStateException("The poll is over; start a new one with initialState()");
+		}
+		// The clock is read only for a timeout: a poll without one never needs the time.
+		boolean timed = this.settings.timeout() != null;
+		long startedAt = (!timed) ? 0 : (state.getAttemptCount() == 0) ? this.ticker.read() : state.startedAt();
+		int number = state.getAttemptCount() + 1;
+		T value = null;
+		Exception ignored = null;
+		try {
+			value = this.supplier.get();
+		}
+		catch (Exception ex) {
+			if (!this.settings.ignoreExceptions()) {
+				throw ex;
+			}
+			ignored = ex;
+		}
+		boolean fulfilled = ignored == null && this.condition.test(value);
+		PollAttempt<T> attempt = new PollAttempt<>(number, delayBefore, fulfilled, value, ignored);
+		PollState<T> next;
+		if (fulfilled || number == this.settings.maxAttempts()) {
+			next = state.next(attempt, startedAt, null, false);
+		}
+		else {
+			Duration delay = this.settings.backoffPolicy().delayAfter(number);
+			boolean timedOut = timed && beginsPastTimeout(startedAt, delay);
+			next = state.next(attempt, startedAt, timedOut ? null : delay, timedOut);
+		}
+		if (next.isDone()) {
+			tellListeners(next);
+		}
+		return next;
+	}
+
+	/** Whether an attempt after the delay from now would begin past the timeout, which is set. */
+	private boolean beginsPastTimeout(long startedAt, Duration delay) {
+		Duration elapsed = Duration.ofNanos(this.ticker.read() - startedAt);
+		return elapsed.plus(delay).compareTo(Objects.requireNonNull(this.settings.timeout())) > 0;
+	}
+
+	private void tellListeners(PollState<T> state) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
+		PollHistory<T> history = state.getHistory();
+		for (PollListener listener : this.listeners) {
+			try {
+				listener.onPollEnded(this.name, history);
+			}
+			catch (RuntimeException ex) {
+				// A listener must not turn a finished poll into a failure.
+				logger.log(System.Logger.Level.WARNING, "Poll listener " + listener + " failed", ex);
+			}
+		}
+	}
+
+	/**
+	 * Polls on this thread, sleeping between attempts, until the condition is met.
+	 * @return the value that met the condition
+	 * @throws PollExhaustedException if the attempts ran out or the timeout came first
+	 * @throws CancellationException if the thread is interrupted while waiting between attempts;
+	 * its interrupt flag stays set and no further attempt is made
+	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
+	 * the condition throws
+	 */
+	public T await() {
+		PollState<T> state = pollOnce(initialState());
+		while (!state.isDone()) {
+			try {
+				this.sleeper.sleep(nanos(state));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				CancellationException cancelled = new CancellationException(
+						"Polling was interrupted after " + state.getAttemptCount() + " attempts");
+				cancelled.initCause(ex);
+				throw cancelled;
+			}
+			state = pollOnce(state);
+		}
+		return result(state);
+	}
+
+	/**
+	 * Polls on a scheduler: each attempt is a task scheduled after the previous one's delay, so no
+	 * thread is blocked between attempts. The first attempt is scheduled at once.
+	 * @param scheduler runs the attempts
+	 * @return a future completed with the value that met the condition, or exceptionally with
+	 * {@link PollExhaustedException} or what an attempt threw; cancelling it stops the polling,
+	 * as does the scheduler's shutdown
+	 */
+	public CompletableFuture<T> awaitAsync(ScheduledExecutorService scheduler) {
+		AsyncPoll poll = new AsyncPoll(scheduler);
+		poll.schedule(initialState());
+		return poll.future;
+	}
+
+	private static long nanos(PollState<?> state) {
+		return Objects.requireNonNull(state.nextDelay()).toNanos();
+	}
+
+	private T result(PollState<T> state) {
+		if (state.isFulfilled()) {
+			return state.getValue();
+		}
+		throw new PollExhaustedException(state.getHistory(), state.isTimedOut() ? this.settings.timeout() : null);
+	}
+
+	/** One poll on a scheduler: the future and the next scheduled attempt, which a cancel stops. */
+	private final class AsyncPoll {
+
+		private final ScheduledExecutorService scheduler;
+
+		private final CompletableFuture<T> future = new CompletableFuture<>();
+
+		private final AtomicReference<@Nullable Future<?>> scheduled = new AtomicReference<>();
+
+		AsyncPoll(ScheduledExecutorService scheduler) {
+			this.scheduler = scheduler;
+			this.future.whenComplete((value, failure) -> cancelPendingIfCancelled());
+		}
+
+		void schedule(PollState<T> state) {
+			try {
+				this.scheduled.set(this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS));
+			}
+			catch (RuntimeException ex) {
+				// Such as a RejectedExecutionException from a scheduler that was shut down.
+				this.future.completeExceptionally(ex);
+			}
+			// Cancelled while scheduling: the whenComplete above may have missed this task.
+			cancelPendingIfCancelled();
+		}
+
+		private void cancelPendingIfCancelled() {
+			Future<?> pending = this.scheduled.get();
+			if (this.future.isCancelled() && pending != null) {
+				pending.cancel(false);
+			}
+		}
+
+		private void attempt(PollState<T> state) {
+			if (this.future.isDone()) {
+				return;
+			}
+			PollState<T> next;
+			try {
+				next = pollOnce(state);
+			}
+			catch (Throwable ex) {
+				this.future.completeExceptionally(ex);
+				return;
+			}
+			if (!next.isDone()) {
+				schedule(next);
+				return;
+			}
+			try {
+				this.future.complete(result(next));
+			}
+			catch (PollExhaustedException ex) {
+				this.future.completeExceptionally(ex);
+			}
+		}
+
+	}
+
+	/**
+	 * Builds a {@link Poller}.
+	 *
+	 * @param <T> the type of the polled value
+	 */
+	public static final class Builder<T> {
+
+		private final Supplier<? extends T> supplier;
+
+		private final Predicate<? super T> condition;
+
+		private PollSettings settings = PollSettings.defaults();
+
+		/** Changes to {@link #settings}, made only when a setting is changed one by one. */
+		private PollSettings.@Nullable Builder changes;
+
+		private String name = "poller";
+
+		private Ticker ticker = Ticker.system();
+
+		private Sleeper sleeper = Sleeper.system();
+
+		private final List<PollListener> listeners = new ArrayList<>();
+
+		private Builder(Supplier<? extends T> supplier, Predicate<? super T> condition) {
+			this.supplier = Objects.requireNonNull(supplier, "supplier");
+			this.condition = Objects.requireNonNull(condition, "condition");
+		}
+
+		/**
+		 * Takes every setting from the given settings, replacing those set before; later calls
+		 * such as {@link #timeout(Duration)} change them again.
+		 * @param settings the settings, such as a named one of a {@link PollSettingsRegistry}
+		 * @return this builder
+		 */
+		public Builder<T> settings(PollSettings settings) {
+			this.settings = Objects.requireNonNull(settings, "settings");
+			this.changes = null;
+			return this;
+		}
+
+		private PollSettings.Builder changes() {
+			PollSettings.Builder changes = this.changes;
+			if (changes == null) {
+				changes = this.settings.toBuilder();
+				this.changes = changes;
+			}
+			return changes;
+		}
+
+		/**
+		 * Sets the first delay, 10 ms by default.
+		 * @param delay the wait after the first attempt, zero or more
+		 * @return this builder
+		 */
+		public Builder<T> delay(Duration delay) {
+			changes().delay(delay);
+			return this;
+		}
+
+		/**
+		 * Sets how the delay grows, {@code LINEAR} by default.
+		 * @param backoff the growth
+		 * @return this builder
+		 */
+		public Builder<T> backoff(Backoff backoff) {
+			changes().backoff(backoff);
+			return this;
+		}
+
+		/**
+		 * Sets the growth factor of {@code EXPONENTIAL}, 2 by default.
+		 * @param multiplier the factor, finite and at least 1
+		 * @return this builder
+		 */
+		public Builder<T> multiplier(double multiplier) {
+			changes().multiplier(multiplier);
+			return this;
+		}
+
+		/**
+		 * Sets the cap on one delay, 10 s by default.
+		 * @param maxDelay the cap, at least the first delay
+		 * @return this builder
+		 */
+		public Builder<T> maxDelay(Duration maxDelay) {
+			changes().maxDelay(maxDelay);
+			return this;
+		}
+
+		/**
+		 * Sets the number of attempts in all, 5 by default.
+		 * @param maxAttempts at least 1, or {@link PollSettings#UNLIMITED} with a timeout
+		 * @return this builder
+		 */
+		public Builder<T> maxAttempts(int maxAttempts) {
+			changes().maxAttempts(maxAttempts);
+			return this;
+		}
+
+		/**
+		 * Sets the overall deadline, none by default.
+		 * @param timeout the deadline, positive, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder<T> timeout(@Nullable Duration timeout) {
+			changes().timeout(timeout);
+			return this;
+		}
+
+		/**
+		 * Sets whether an exception of the supplier counts as an unmet attempt, {@code false} by
+		 * default.
+		 * @param ignoreExceptions whether to ignore exceptions
+		 * @return this builder
+		 */
+		public Builder<T> ignoreExceptions(boolean ignoreExceptions) {
+			changes().ignoreExceptions(ignoreExceptions);
+			return this;
+		}
+
+		/**
+		 * Sets the name listeners are told, {@code poller} by default.
+		 * @param name the name
+		 * @return this builder
+		 */
+		public Builder<T> name(String name) {
+			this.name = Objects.requireNonNull(name, "name");
+			return this;
+		}
+
+		/**
+		 * Sets the clock the timeout is measured with, {@link Ticker#system()} by default.
+		 * @param ticker the clock
+		 * @return this builder
+		 */
+		public Builder<T> ticker(Ticker ticker) {
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
+			return this;
+		}
+
+		/**
+		 * Sets how {@link Poller#await()} waits between attempts, {@link Sleeper#system()} by
+		 * default.
+		 * @param sleeper the sleeper
+		 * @return this builder
+		 */
+		public Builder<T> sleeper(Sleeper sleeper) {
+			this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+			return this;
+		}
+
+		/**
+		 * Adds a listener told of every poll that ends fulfilled or exhausted.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder<T> listener(PollListener listener) {
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Checks the settings and builds the poller.
+		 * @return the poller
+		 * @throws IllegalArgumentException naming a setting that is out of range, or when
+		 * attempts are unlimited without a timeout
+		 */
+		public Poller<T> build() {
+			return new Poller<>(this, changes().build());
+		}
+
+	}
+
+}

@@ -1,0 +1,190 @@
+package dev.resilience.autoconfigure.poll;
+
+import java.util.concurrent.CompletableFuture;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.resilience.autoconfigure.Failures;
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.poll.PollUntil;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that mistakes in {@link PollUntil @PollUntil} annotations and {@code resilience.polls.*}
+ * stop startup with a message naming the method or the property (SPEC section 8).
+ */
+class PollUntilStartupTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, AopAutoConfiguration.class,
+				ResilienceAutoConfiguration.class, PollAutoConfiguration.class))
+		.withPropertyValues("resilience.polls.export.timeout=30s", "resilience.polls.report.max-attempts=3");
+
+	@Test
+	void runWhenAnnotationsAreValidShouldStart() {
+		this.contextRunner.withBean(ValidClient.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void runWhenUntilDoesNotParseShouldFailNamingTheMethod() {
+		assertFailure(UnparsableUntilClient.class, "The SpEL expression '#result.status ==' of "
+				+ "@PollUntil on UnparsableUntilClient.status(String) (until) does not parse");
+	}
+
+	@Test
+	void runWhenAttemptsAreUnlimitedWithoutTimeoutShouldFailNamingTheMethod() {
+		assertFailure(UnlimitedClient.class, "@PollUntil on UnlimitedClient.status(): "
+				+ "unlimited max-attempts (-1) needs a timeout, or the poll could never end");
+	}
+
+	@Test
+	void runWhenNameIsUnknownShouldFailListingConfiguredNames() {
+		assertFailure(UnknownNameClient.class, "@PollUntil on UnknownNameClient.status() names the poll settings 'exports'"
+				+ ", which are not configured; configured under resilience.polls are [export, report]");
+	}
+
+	@Test
+	void runWhenDurationDoesNotParseShouldFailNamingTheAttribute() {
+		assertFailure(BadDurationClient.class, "'ten seconds' of @PollUntil on BadDurationClient.status() (timeout) "
+				+ "is not a duration; use a form such as 250ms, 5s, 1m or PT5S");
+	}
+
+	@Test
+	void runWhenAttemptsAreZeroShouldFailNamingTheMethod() {
+		assertFailure(NoAttemptsClient.class,
+				"@PollUntil on NoAttemptsClient.status(): max-attempts must be at least 1, or -1 for unlimited, but was 0");
+	}
+
+	@Test
+	void runWhenVoidMethodHasNoConditionShouldFail() {
+		assertFailure(VoidClient.class, "@PollUntil on VoidClient.refresh() returns nothing, so the default condition "
+				+ "(a present result) could never be met; set until");
+	}
+
+	@Test
+	void runWhenMethodReturnsAFutureShouldFail() {
+		assertFailure(FutureClient.class, "@PollUntil on FutureClient.status() would poll the CompletableFuture itself, "
+				+ "which is returned at once; poll a method returning the value, or use Poller.awaitAsync");
+	}
+
+	@Test
+	void runWhenPropertiesHaveUnlimitedAttemptsWithoutTimeoutShouldFailNamingTheProperty() {
+		assertPropertyFailure("resilience.polls.endless.max-attempts=-1",
+				"resilience.polls.endless: unlimited max-attempts (-1) needs a timeout, or the poll could never end");
+	}
+
+	@Test
+	void runWhenPropertiesHaveANegativeDelayShouldFailNamingTheProperty() {
+		assertPropertyFailure("resilience.polls.export.delay=-5ms",
+				"resilience.polls.export: delay must not be negative, but was PT-0.005S");
+	}
+
+	@Test
+	void runWhenPropertiesHaveAnUnparsableDurationShouldFailNamingTheProperty() {
+		assertPropertyFailure("resilience.polls.export.timeout=soon", "resilience.polls.export.timeout");
+	}
+
+	private void assertFailure(Class<?> client, String message) {
+		assertFailure(this.contextRunner.withBean(client), message);
+	}
+
+	private void assertPropertyFailure(String property, String message) {
+		assertFailure(this.contextRunner.withPropertyValues(property), message);
+	}
+
+	private static void assertFailure(ApplicationContextRunner runner, String message) {
+		runner.run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.anySatisfy((failure) -> assertThat(failure).contains(message));
+		});
+	}
+
+	static class ValidClient {
+
+		@PollUntil(name = "export", until = "#result != null && #result.length() > #id.length()", maxAttempts = -1,
+				delay = "5ms", maxDelay = "1s", timeout = "PT2S", multiplier = 3)
+		public String status(String id) {
+			return id;
+		}
+
+		@PollUntil(until = "#result")
+		public boolean ready() {
+			return true;
+		}
+
+		@PollUntil(until = "@validClient != null")
+		public void refresh() {
+		}
+
+	}
+
+	static class UnparsableUntilClient {
+
+		@PollUntil(until = "#result.status ==")
+		public String status(String id) {
+			return id;
+		}
+
+	}
+
+	static class UnlimitedClient {
+
+		@PollUntil(maxAttempts = -1)
+		public String status() {
+			return "x";
+		}
+
+	}
+
+	static class UnknownNameClient {
+
+		@PollUntil("exports")
+		public String status() {
+			return "x";
+		}
+
+	}
+
+	static class BadDurationClient {
+
+		@PollUntil(timeout = "ten seconds")
+		public String status() {
+			return "x";
+		}
+
+	}
+
+	static class NoAttemptsClient {
+
+		@PollUntil(maxAttempts = 0)
+		public String status() {
+			return "x";
+		}
+
+	}
+
+	static class VoidClient {
+
+		@PollUntil
+		public void refresh() {
+		}
+
+	}
+
+	static class FutureClient {
+
+		@PollUntil
+		public CompletableFuture<String> status() {
+			return CompletableFuture.completedFuture("x");
+		}
+
+	}
+
+}
