@@ -103,7 +103,7 @@ class RetryTests {
 			throw failure;
 		});
 		assertThat(thrown).isSameAs(failure);
-		assertThat(RetriesExhaustedException.of(thrown).getMessage()).isEqualTo("Tried 1 time over 0.00s");
+		assertThat(RetriesExhaustedException.of(thrown).getMessage()).isEqualTo("Tried 1 time over 0ms");
 		assertThat(this.events).containsExactly("test 1 FAILED", "test failed_without_retry after 1");
 	}
 
@@ -305,7 +305,7 @@ class RetryTests {
 			throw new IOException();
 		});
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.isEqualTo("Tried 1 time over 0.00s; stopped because the retry budget is exhausted");
+			.isEqualTo("Tried 1 time over 0ms; stopped because the retry budget is exhausted");
 	}
 
 	@Test

@@ -208,7 +208,7 @@ class RetryableAdvisorTests {
 				PartnerClient client = context.getBean(PartnerClient.class);
 				assertThatExceptionOfType(IOException.class).isThrownBy(client::named)
 					.satisfies((ex) -> assertThat(RetriesExhaustedException.of(ex).getMessage())
-						.isEqualTo("Tried 1 time over 0.00s; stopped because the retry budget is exhausted"));
+						.isEqualTo("Tried 1 time over 0ms; stopped because the retry budget is exhausted"));
 				assertThat(client.calls().get()).isEqualTo(1);
 				assertThat(context.getBean(MeterRegistry.class)
 					.get("resilience.retry.calls")
