@@ -6,6 +6,7 @@ import java.util.Map;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
+import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 
 /**
@@ -23,6 +24,14 @@ public class ResilienceProperties {
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
 
 	/**
+	 * Connection pools by name, as used by @WithConnection(pool) and injected as the
+	 * ConnectionPool bean of the same name. Each takes max-size, min-idle, timeout,
+	 * validate-on-checkout, max-idle-time and factory (the name of a ConnectionFactory bean; none
+	 * makes a permit pool that only bounds concurrent calls).
+	 */
+	private final Map<String, ConnectionPoolProperties> pools = new LinkedHashMap<>();
+
+	/**
 	 * Order of the resilience aspects on one method: lower runs outside.
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
@@ -33,6 +42,14 @@ public class ResilienceProperties {
 	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
+	}
+
+	/**
+	 * Returns {@code pools}.
+	 * @return the value
+	 */
+	public Map<String, ConnectionPoolProperties> getPools() {
+		return this.pools;
 	}
 
 	/**
@@ -51,10 +68,18 @@ public class ResilienceProperties {
 		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
 		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
 
+		/** Default order of the @WithConnection advice: innermost, so every attempt gets its own deadline. */
+		public static final int DEFAULT_CONNECTION = Ordered.LOWEST_PRECEDENCE - 1;
+
 		/**
 		 * Order of the @RateLimited advice.
 		 */
 		private int rateLimit = DEFAULT_RATE_LIMIT;
+
+		/**
+		 * Order of the @WithConnection advice.
+		 */
+		private int connection = DEFAULT_CONNECTION;
 
 		/**
 		 * Returns {@code rate-limit}.
@@ -70,6 +95,22 @@ public class ResilienceProperties {
 		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
+		}
+
+		/**
+		 * Returns {@code connection}.
+		 * @return the value
+		 */
+		public int getConnection() {
+			return this.connection;
+		}
+
+		/**
+		 * Sets {@code connection}.
+		 * @param connection the value
+		 */
+		public void setConnection(int connection) {
+			this.connection = connection;
 		}
 
 	}

@@ -14,6 +14,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.ConnectionPoolSettings;
+import dev.resilience.pool.ConnectionPoolStats;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -22,7 +25,7 @@ import dev.resilience.ratelimit.TokenBucketSettings;
 
 /**
  * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
- * rate limiter with its settings and store; {@code GET /actuator/resilience/{limiter}?key=K}
+ * rate limiter with its settings and store, and every pool with its settings and what it holds now; {@code GET /actuator/resilience/{limiter}?key=K}
  * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
  * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
  * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
@@ -32,12 +35,24 @@ public class ResilienceEndpoint {
 
 	private final RateLimiterRegistry rateLimiters;
 
+	private final List<ConnectionPool<?>> pools;
+
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
+		this(rateLimiters, List.of());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param rateLimiters the rate limiters to show
+	 * @param pools the pools to show
+	 */
+	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, List<ConnectionPool<?>> pools) {
 		this.rateLimiters = rateLimiters;
+		this.pools = List.copyOf(pools);
 	}
 
 	/**
@@ -48,7 +63,9 @@ public class ResilienceEndpoint {
 	public ResilienceDescriptor resilience() {
 		Map<String, RateLimiterDescriptor> limiters = new LinkedHashMap<>();
 		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter)));
-		return new ResilienceDescriptor(limiters);
+		Map<String, PoolDescriptor> pools = new LinkedHashMap<>();
+		this.pools.forEach((pool) -> pools.put(pool.getName(), PoolDescriptor.of(pool)));
+		return new ResilienceDescriptor(limiters, pools);
 	}
 
 	/**
@@ -91,8 +108,37 @@ public class ResilienceEndpoint {
 	 * Everything the starter manages.
 	 *
 	 * @param rateLimiters the rate limiters by name
+	 * @param pools the pools by name
 	 */
-	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters) {
+	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters,
+			Map<String, PoolDescriptor> pools) {
+	}
+
+	/**
+	 * One pool's settings, as configured under {@code resilience.pools.<name>}, and what it holds
+	 * now.
+	 *
+	 * @param maxSize the most connections handed out at once
+	 * @param minIdle the idle connections kept ready
+	 * @param timeout the deadline of a call that names none
+	 * @param validateOnCheckout whether connections are validated before they are handed out
+	 * @param maxIdleTime how long a connection may stay idle, or {@code null} for no limit
+	 * @param active the connections handed out now
+	 * @param idle the connections ready now
+	 * @param pending the callers waiting for a connection now
+	 * @param abandoned the calls that timed out whose work still runs
+	 */
+	public record PoolDescriptor(int maxSize, int minIdle, Duration timeout, boolean validateOnCheckout,
+			@Nullable Duration maxIdleTime, int active, int idle, int pending, int abandoned) {
+
+		static PoolDescriptor of(ConnectionPool<?> pool) {
+			ConnectionPoolSettings settings = pool.getSettings();
+			ConnectionPoolStats stats = pool.getStats();
+			return new PoolDescriptor(settings.maxSize(), settings.minIdle(), settings.timeout(),
+					settings.validateOnCheckout(), settings.maxIdleTime(), stats.active(), stats.idle(), stats.pending(),
+					stats.abandoned());
+		}
+
 	}
 
 	/**

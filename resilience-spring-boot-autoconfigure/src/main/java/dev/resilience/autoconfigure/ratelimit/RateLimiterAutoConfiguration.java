@@ -15,6 +15,7 @@ import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
+import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
@@ -36,7 +37,7 @@ public final class RateLimiterAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@Import(RateLimitedProxyRegistrar.class)
+	@Import(AutoProxyRegistrar.class)
 	static class AnnotationConfiguration {
 
 		@Bean

@@ -1,4 +1,4 @@
-package dev.resilience.autoconfigure.ratelimit;
+package dev.resilience.autoconfigure.support;
 
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -8,13 +8,13 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes sure an auto-proxy creator exists, so {@code @RateLimited} works even where Spring
+ * Makes sure an auto-proxy creator exists, so the resilience annotations work even where Spring
  * Boot's AOP auto-configuration is off ({@code spring.aop.auto=false}), as
  * {@code @EnableTransactionManagement} does for {@code @Transactional}. An existing, more
  * capable creator (such as the AspectJ one) is kept. Like Spring Boot, it proxies classes
  * unless {@code spring.aop.proxy-target-class=false}, so beans stay injectable by their class.
  */
-class RateLimitedProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
+public class AutoProxyRegistrar implements ImportBeanDefinitionRegistrar, EnvironmentAware {
 
 	private boolean proxyTargetClass = true;
 
