@@ -108,7 +108,7 @@ public class AnnotatedCallBenchmark {
 		return this.echo.echo(this.argument);
 	}
 
-	private static ConfigurableApplicationContext start(Class<?> application, Map<String, String> properties) {
+	static ConfigurableApplicationContext start(Class<?> application, Map<String, String> properties) {
 		List<String> arguments = properties.entrySet()
 			.stream()
 			.map((property) -> "--" + property.getKey() + "=" + property.getValue())
@@ -121,7 +121,7 @@ public class AnnotatedCallBenchmark {
 	 * @param prefix the package prefix
 	 * @return the class names, comma separated
 	 */
-	private static String autoConfigurations(String prefix) {
+	static String autoConfigurations(String prefix) {
 		return ImportCandidates.load(AutoConfiguration.class, AnnotatedCallBenchmark.class.getClassLoader())
 			.getCandidates()
 			.stream()
