@@ -104,8 +104,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		config.setMaxIdle(settings.maxSize());
 		config.setMinIdle(settings.minIdle());
 		config.setBlockWhenExhausted(true);
-		// First come, first served: callers with deadlines should not be overtaken.
-		config.setFairness(true);
+		// Not a fair lock: when many waiting callers reach their deadline at once, a fair lock
+		// hands itself from one to the next, each hand-off waiting for a thread to be scheduled,
+		// and the last callers come back late.
+		config.setFairness(false);
 		Duration maxIdleTime = settings.maxIdleTime();
 		config.setMinEvictableIdleDuration((maxIdleTime != null) ? maxIdleTime : Duration.ofMillis(-1));
 		config.setNumTestsPerEvictionRun(-1);

@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.Test;
 
@@ -30,9 +31,17 @@ class ConnectionPoolStressTests {
 
 	@Test
 	void everyCallerIsBackByItsDeadlineAndNoConnectionLeaks() throws Exception {
+		// A first, smaller round compiles the paths taken at the deadline, so that the measured
+		// round times the pool rather than the interpreter.
+		run(CALLERS / 10, (slowest) -> {
+		});
+		run(CALLERS, (slowest) -> assertThat(slowest).isLessThanOrEqualTo(DEADLINE.plus(GRACE)));
+	}
+
+	private void run(int callerCount, Consumer<Duration> checkSlowest) throws Exception {
 		CountingFactory factory = new CountingFactory();
 		Hang hang = new Hang();
-		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+		ExecutorService callers = Executors.newFixedThreadPool(callerCount);
 		try (ConnectionPool<Integer> pool = ConnectionPool.builder("stress", factory)
 			.settings(ConnectionPoolSettings.builder().maxSize(4).build())
 			.build()) {
@@ -41,7 +50,7 @@ class ConnectionPoolStressTests {
 			AtomicInteger checkoutTimeouts = new AtomicInteger();
 			AtomicInteger operationTimeouts = new AtomicInteger();
 			List<Future<Duration>> lateness = new ArrayList<>();
-			for (int i = 0; i < CALLERS; i++) {
+			for (int i = 0; i < callerCount; i++) {
 				boolean hangs = i % 2 == 0;
 				lateness.add(callers.submit(() -> {
 					start.await();
@@ -65,22 +74,25 @@ class ConnectionPoolStressTests {
 				Duration took = caller.get(30, TimeUnit.SECONDS);
 				slowest = (took.compareTo(slowest) > 0) ? took : slowest;
 			}
-			assertThat(slowest).isLessThanOrEqualTo(DEADLINE.plus(GRACE));
-			assertThat(results.get() + checkoutTimeouts.get() + operationTimeouts.get()).isEqualTo(CALLERS);
+			checkSlowest.accept(slowest);
+			assertThat(results.get() + checkoutTimeouts.get() + operationTimeouts.get()).isEqualTo(callerCount);
 			assertThat(results).hasPositiveValue();
 			assertThat(operationTimeouts).hasPositiveValue();
 
 			hang.release();
-			// Hung work ends, lets go of its connection, and the connection is destroyed.
-			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(pool.getStats().abandoned()).isZero());
-			ConnectionPoolStats stats = pool.getStats();
-			assertThat(stats.active()).isZero();
-			assertThat(stats.pending()).isZero();
-			assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
-			// Each hung work that ran cost its connection; timed-out work that never got a thread
-			// gave its connection back unused.
+			// Hung work ends and lets go of its connection, which the pool (off the callers'
+			// threads) has invalidated and replaced: wait until all of that has happened.
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+				ConnectionPoolStats stats = pool.getStats();
+				assertThat(stats.abandoned()).isZero();
+				assertThat(stats.active()).isZero();
+				assertThat(stats.pending()).isZero();
+				// Each hung work that ran cost its connection; timed-out work that never got a
+				// thread gave its connection back unused.
+				assertThat(factory.destroyed).hasValue(hang.left.get());
+				assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
+			});
 			assertThat(hang.left).hasPositiveValue();
-			assertThat(factory.destroyed).hasValue(hang.left.get());
 		}
 		finally {
 			hang.release();

@@ -71,10 +71,6 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 		});
 	}
 
-	@Override
-	public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
-	}
-
 	/**
 	 * The connection type of the factory bean, read from its definition without creating it, or
 	 * {@code null} when the definition hides it (then injection points match the pool by name).
