@@ -1,7 +1,6 @@
 package dev.resilience.benchmarks;
 
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -64,7 +63,7 @@ public class PoolCallBenchmark {
 
 	private ConfigurableApplicationContext context;
 
-	private Echo echo;
+	private AnnotatedCallBenchmark.Echo echo;
 
 	private GenericObjectPool<Object> commonsPool;
 
@@ -79,17 +78,13 @@ public class PoolCallBenchmark {
 	public void setup() throws Exception {
 		switch (this.impl) {
 			case "ours" -> {
-				Map<String, String> properties = new LinkedHashMap<>();
-				properties.put("spring.main.web-application-type", "none");
-				properties.put("spring.main.banner-mode", "off");
-				properties.put("spring.main.log-startup-info", "false");
-				properties.put("logging.level.root", "warn");
+				Map<String, String> properties = AnnotatedCallBenchmark.quietApplication();
 				properties.put("resilience.pools.bench.factory", "benchConnections");
 				properties.put("resilience.pools.bench.max-size", "4");
 				properties.put("spring.autoconfigure.exclude",
 						AnnotatedCallBenchmark.autoConfigurations("io.github.resilience4j."));
 				this.context = AnnotatedCallBenchmark.start(OursApplication.class, properties);
-				this.echo = this.context.getBean(Echo.class);
+				this.echo = this.context.getBean(PooledEcho.class);
 				if (!AopUtils.isAopProxy(this.echo)) {
 					throw new IllegalStateException("The @WithConnection bean is not proxied");
 				}
@@ -153,15 +148,11 @@ public class PoolCallBenchmark {
 	}
 
 	/**
-	 * The method under test.
+	 * {@link AnnotatedCallBenchmark.Echo} with a connection of the pool {@code bench}.
 	 */
-	public static class Echo {
+	public static class PooledEcho implements AnnotatedCallBenchmark.Echo {
 
-		/**
-		 * Returns its argument, with a connection of the pool {@code bench}.
-		 * @param value any value
-		 * @return the value
-		 */
+		@Override
 		@WithConnection(pool = "bench", timeout = "30s")
 		public String echo(String value) {
 			return value;
@@ -177,8 +168,8 @@ public class PoolCallBenchmark {
 	public static class OursApplication {
 
 		@Bean
-		Echo echo() {
-			return new Echo();
+		PooledEcho pooledEcho() {
+			return new PooledEcho();
 		}
 
 		@Bean

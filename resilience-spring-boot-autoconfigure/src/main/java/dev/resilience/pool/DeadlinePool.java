@@ -97,7 +97,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	private static <T> GenericObjectPoolConfig<Handle<T>> config(ConnectionPoolSettings settings) {
+	/** The Commons Pool configuration of the settings. */
+	static <T> GenericObjectPoolConfig<Handle<T>> config(ConnectionPoolSettings settings) {
 		GenericObjectPoolConfig<Handle<T>> config = new GenericObjectPoolConfig<>();
 		config.setJmxEnabled(false);
 		config.setMaxTotal(settings.maxSize());
@@ -197,9 +198,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			Thread.currentThread().interrupt();
 			throw interrupted();
 		}
-		catch (IllegalStateException ex) {
-			throw (this.pool.isClosed()) ? closed() : ex;
-		}
 		catch (Exception ex) {
 			// The factory could not make a connection: the caller sees its exception.
 			throw sneakyThrow(ex);
@@ -237,7 +235,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			throw sneakyThrow(ex.getCause());
 		}
 		catch (TimeoutException ex) {
-			return timedOut(call, task, start, started, timeout);
+			abandon(call, task);
+			operation(OperationOutcome.TIMEOUT, started);
+			throw new OperationTimeoutException(this.name, timeout, Duration.ofNanos(this.ticker.read() - start));
 		}
 		catch (InterruptedException ex) {
 			abandon(call, task);
@@ -246,49 +246,29 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	private <R> R timedOut(Call<R> call, FutureTask<@Nullable R> task, long start, long started, Duration timeout) {
-		if (!abandon(call, task)) {
-			// The work finished at the deadline: its outcome stands.
-			try {
-				R result = task.get();
-				operation(OperationOutcome.SUCCESS, started);
-				return result;
-			}
-			catch (ExecutionException ex) {
-				operation(OperationOutcome.ERROR, started);
-				throw sneakyThrow(ex.getCause());
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw interrupted();
-			}
-		}
-		operation(OperationOutcome.TIMEOUT, started);
-		throw new OperationTimeoutException(this.name, timeout, Duration.ofNanos(this.ticker.read() - start));
-	}
-
 	/**
 	 * Gives up on a call: a call not yet started never will and its connection goes back unused;
-	 * running work is interrupted and its connection invalidated.
-	 * @return {@code false} when the work had already finished
+	 * running work is interrupted and its connection invalidated. Work that finished at this very
+	 * moment has returned its connection itself; the caller still gives up, as its deadline has
+	 * passed.
 	 */
-	private boolean abandon(Call<?> call, FutureTask<?> task) {
-		this.abandoned.incrementAndGet();
+	private void abandon(Call<?> call, FutureTask<?> task) {
 		if (call.state.compareAndSet(Call.NEW, Call.CANCELLED)) {
-			this.abandoned.decrementAndGet();
 			this.pool.returnObject(call.handle);
-			return true;
 		}
-		if (call.state.compareAndSet(Call.RUNNING, Call.ABANDONED)) {
-			task.cancel(true);
-			this.replacer.execute(() -> invalidateQuietly(call.handle));
-			return true;
+		else {
+			// Counted before the work can see itself abandoned, so the count never dips below zero.
+			this.abandoned.incrementAndGet();
+			if (call.state.compareAndSet(Call.RUNNING, Call.ABANDONED)) {
+				task.cancel(true);
+				this.replacer.execute(() -> invalidateQuietly(call.handle));
+			}
+			else {
+				this.abandoned.decrementAndGet();
+			}
 		}
-		this.abandoned.decrementAndGet();
-		return false;
 	}
 
-	/** Invalidates a connection; the factory's failure to make the replacement reaches the caller. */
 	private void invalidate(Handle<T> handle) {
 		try {
 			this.pool.invalidateObject(handle);

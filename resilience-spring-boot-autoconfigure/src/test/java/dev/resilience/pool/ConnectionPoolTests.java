@@ -6,13 +6,14 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.context.ContextRegistry;
@@ -38,9 +39,12 @@ class ConnectionPoolTests {
 
 	private final CountingFactory factory = new CountingFactory();
 
-	private final ManualTicker ticker = new ManualTicker();
+	// Not at zero, so that a reading added where it should be subtracted shows.
+	private final ManualTicker ticker = new ManualTicker(Duration.ofSeconds(5).toNanos());
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
+
+	private final List<Duration> durations = new CopyOnWriteArrayList<>();
 
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
@@ -220,9 +224,12 @@ class ConnectionPoolTests {
 				.isThrownBy(() -> pool.withConnection(Duration.ofMillis(100), (connection) -> ran.getAndSet(true)));
 			assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(8, 0, 1, 0, 0));
 			hang.release();
-			await().untilAsserted(() -> assertThat(((ThreadPoolExecutor) oneThread).getActiveCount()).isZero());
+			await().untilAsserted(() -> assertThat(((ThreadPoolExecutor) oneThread).getCompletedTaskCount()).isEqualTo(2));
 			assertThat(ran).isFalse();
 			assertThat(this.factory.destroyed).hasValue(0);
+			// The call that never ran let go of the connection: closing the pool destroys it.
+			pool.close();
+			assertThat(this.factory.destroyedIds).containsExactly(1);
 		}
 		finally {
 			oneThread.shutdownNow();
@@ -364,12 +371,14 @@ class ConnectionPoolTests {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		Hang hang = hang();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
+		AtomicBoolean flagSet = new AtomicBoolean();
 		Thread caller = new Thread(() -> {
 			try {
 				pool.withConnection(LONG, (connection) -> hang.hang());
 			}
 			catch (Throwable ex) {
 				failure.set(ex);
+				flagSet.set(Thread.currentThread().isInterrupted());
 			}
 		});
 		caller.start();
@@ -377,6 +386,7 @@ class ConnectionPoolTests {
 		caller.interrupt();
 		caller.join(10_000);
 		assertThat(failure.get()).isInstanceOf(CancellationException.class);
+		assertThat(flagSet).isTrue();
 		assertThat(pool.getStats().abandoned()).isOne();
 		assertThat(call(pool, LONG, (connection) -> connection)).isEqualTo(2);
 	}
@@ -410,6 +420,7 @@ class ConnectionPoolTests {
 
 	@Test
 	void withoutATimeoutTheSettingsTimeoutApplies() {
+		assertThat(pool(1, Ticker.system()).<Integer>withConnection((connection) -> connection)).isEqualTo(1);
 		this.factory.onCreate(() -> this.ticker.advance(Duration.ofSeconds(3)));
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
 			.settings(ConnectionPoolSettings.builder().timeout(Duration.ofSeconds(3)).build())
@@ -426,8 +437,20 @@ class ConnectionPoolTests {
 			.build());
 		assertThat(pool.getStats().idle()).isEqualTo(2);
 		assertThat(this.factory.created).hasValue(2);
-		this.factory.validWhen((connection) -> false);
+		pool.withConnection(LONG, (connection) -> pool.withConnection(LONG, (same) -> same));
+		assertThat(pool.getStats().idle()).isEqualTo(2);
+		assertThat(this.factory.created).hasValue(2);
+	}
+
+	@Test
+	void maintenanceClosesIdleConnectionsPastMaxIdleTimeAndTopsUpMinIdle() throws Exception {
+		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(4).minIdle(2).maxIdleTime(Duration.ofMillis(20)).build())
+			.build());
+		Thread.sleep(100);
 		((DeadlinePool<Integer>) pool).maintain();
+		assertThat(this.factory.destroyedIds).containsExactlyInAnyOrder(1, 2);
+		assertThat(this.factory.created).hasValue(4);
 		assertThat(pool.getStats().idle()).isEqualTo(2);
 	}
 
@@ -471,6 +494,82 @@ class ConnectionPoolTests {
 	}
 
 	@Test
+	void checkoutWaitsOnlyForTheTimeLeft() throws Exception {
+		// The first reading fixes the start; every later one is 9.9 s on, leaving 100 ms to wait.
+		AtomicLong readings = new AtomicLong();
+		Ticker jumping = () -> (readings.getAndIncrement() == 0) ? 1_000_000_000L : 10_900_000_000L;
+		ConnectionPool<Integer> pool = pool(1, Ticker.system());
+		Hang hang = hold(pool);
+		ConnectionPool<Integer> jumpy = track(ConnectionPool.builder("p", this.factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
+			.ticker(jumping)
+			.build());
+		Hang other = hold(jumpy);
+		long before = System.nanoTime();
+		CheckoutTimeoutException timeout = catchThrowableOfType(
+				() -> jumpy.withConnection(Duration.ofSeconds(10), (connection) -> connection),
+				CheckoutTimeoutException.class);
+		assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(5));
+		assertThat(timeout.getElapsed()).isEqualTo(Duration.ofMillis(9_900));
+		hang.release();
+		other.release();
+	}
+
+	@Test
+	void listenersAreToldHowLongCheckoutAndOperationTook() {
+		this.factory.onCreate(() -> this.ticker.advance(Duration.ofMillis(30)));
+		ConnectionPool<Integer> pool = pool(1, this.ticker);
+		pool.withConnection(LONG, (connection) -> this.ticker.advance(Duration.ofMillis(250)));
+		assertThat(this.durations).containsExactly(Duration.ofMillis(30), Duration.ofMillis(250));
+	}
+
+	@Test
+	void theConnectionIsNotCurrentOnTheWorkerThreadAfterTheCall() throws Exception {
+		ExecutorService oneThread = WorkerThreads.bounded("r", 1);
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("r", this.factory, ConnectionPoolSettings.builder().build(),
+				Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), oneThread));
+		assertThat(call(pool, LONG, (connection) -> pool.current())).isEqualTo(1);
+		Future<?> after = oneThread.submit(pool::current);
+		assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> after.get(10, TimeUnit.SECONDS))
+			.withCauseInstanceOf(IllegalStateException.class);
+	}
+
+	@Test
+	void aPoolWhoseThreadsAreShutDownReturnsTheConnectionAndRefusesTheCall() {
+		ExecutorService shutDown = WorkerThreads.bounded("s", 1);
+		shutDown.shutdown();
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("s", this.factory, ConnectionPoolSettings.builder().build(),
+				Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), shutDown));
+		assertThatIllegalStateException().isThrownBy(() -> pool.withConnection(LONG, (connection) -> connection))
+			.withMessage("Pool 's' is closed");
+		assertThat(pool.getStats().idle()).isOne();
+	}
+
+	@Test
+	void aPoolThatCannotMakeItsMinIdleConnectionsShutsItsThreadsDown() {
+		ExecutorService threads = WorkerThreads.bounded("t", 1);
+		assertThatIllegalStateException().isThrownBy(() -> new DeadlinePool<Integer>("t", () -> {
+			throw new IOException("no route");
+		}, ConnectionPoolSettings.builder().minIdle(1).build(), Ticker.system(), List.of(),
+				ContextSnapshotFactory.builder().build(), threads));
+		assertThat(threads.isShutdown()).isTrue();
+	}
+
+	@Test
+	void closingEndsThePoolsThreads() {
+		ConnectionPool<Integer> pool = pool(1, Ticker.system());
+		Hang hang = hang();
+		assertThatExceptionOfType(OperationTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(50), (connection) -> hang.hang()));
+		await().untilAsserted(() -> assertThat(this.factory.created).hasValue(2));
+		hang.release();
+		await().untilAsserted(() -> assertThat(pool.getStats().abandoned()).isZero());
+		assertThat(poolThreads("p")).isNotEmpty();
+		pool.close();
+		await().untilAsserted(() -> assertThat(poolThreads("p")).isEmpty());
+	}
+
+	@Test
 	void nameAndSettingsAreKept() {
 		ConnectionPoolSettings settings = ConnectionPoolSettings.builder().maxSize(3).build();
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("llm", this.factory).settings(settings).build());
@@ -487,16 +586,28 @@ class ConnectionPoolTests {
 
 				@Override
 				public void onCheckout(String pool, CheckoutOutcome outcome, Duration waited) {
+					ConnectionPoolTests.this.durations.add(waited);
 					ConnectionPoolTests.this.events.add("checkout " + outcome);
 				}
 
 				@Override
 				public void onOperation(String pool, OperationOutcome outcome, Duration duration) {
+					ConnectionPoolTests.this.durations.add(duration);
 					ConnectionPoolTests.this.events.add("operation " + outcome);
 				}
 
 			})
 			.build());
+	}
+
+	private static List<String> poolThreads(String pool) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter(Thread::isAlive)
+			.map(Thread::getName)
+			.filter((name) -> name.startsWith("resilience-pool-" + pool + "-"))
+			.toList();
 	}
 
 	/** Runs a callback, its result typed loosely so that assertions need no type witness. */
