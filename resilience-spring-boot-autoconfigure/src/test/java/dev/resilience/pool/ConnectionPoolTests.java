@@ -495,24 +495,24 @@ class ConnectionPoolTests {
 
 	@Test
 	void checkoutWaitsOnlyForTheTimeLeft() throws Exception {
-		// The first reading fixes the start; every later one is 9.9 s on, leaving 100 ms to wait.
+		// Once armed, the first reading fixes the start and every later one is 9.9 s on, leaving
+		// 100 ms to wait.
+		AtomicBoolean armed = new AtomicBoolean();
 		AtomicLong readings = new AtomicLong();
-		Ticker jumping = () -> (readings.getAndIncrement() == 0) ? 1_000_000_000L : 10_900_000_000L;
-		ConnectionPool<Integer> pool = pool(1, Ticker.system());
-		Hang hang = hold(pool);
-		ConnectionPool<Integer> jumpy = track(ConnectionPool.builder("p", this.factory)
+		Ticker jumping = () -> (armed.get() && readings.getAndIncrement() > 0) ? 10_900_000_000L : 1_000_000_000L;
+		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
 			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
 			.ticker(jumping)
 			.build());
-		Hang other = hold(jumpy);
+		Hang hang = hold(pool);
+		armed.set(true);
 		long before = System.nanoTime();
 		CheckoutTimeoutException timeout = catchThrowableOfType(
-				() -> jumpy.withConnection(Duration.ofSeconds(10), (connection) -> connection),
+				() -> pool.withConnection(Duration.ofSeconds(10), (connection) -> connection),
 				CheckoutTimeoutException.class);
 		assertThat(Duration.ofNanos(System.nanoTime() - before)).isLessThan(Duration.ofSeconds(5));
 		assertThat(timeout.getElapsed()).isEqualTo(Duration.ofMillis(9_900));
 		hang.release();
-		other.release();
 	}
 
 	@Test
