@@ -37,6 +37,9 @@ class ConnectionPoolTests {
 
 	private static final Duration LONG = Duration.ofSeconds(30);
 
+	/** A deadline for work that times out: ample for making the first connection on a busy machine. */
+	private static final Duration SHORT = Duration.ofMillis(500);
+
 	private final CountingFactory factory = new CountingFactory();
 
 	// Not at zero, so that a reading added where it should be subtracted shows.
@@ -162,8 +165,8 @@ class ConnectionPoolTests {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		Hang hang = hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(200), (connection) -> hang.hang()))
-			.satisfies((ex) -> assertThat(ex.getElapsed()).isGreaterThanOrEqualTo(Duration.ofMillis(200)));
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()))
+			.satisfies((ex) -> assertThat(ex.getElapsed()).isGreaterThanOrEqualTo(SHORT));
 		// The work still runs: it was interrupted, swallowed it, and holds its connection.
 		await().untilAsserted(() -> assertThat(hang.interrupts).hasValue(1));
 		assertThat(hang.left).hasValue(0);
@@ -179,7 +182,7 @@ class ConnectionPoolTests {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		Hang hang = hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(100), (connection) -> hang.hang()));
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()));
 		// Its place is free at once: a replacement serves the next call while the work still hangs.
 		assertThat(call(pool, LONG, (connection) -> connection)).isEqualTo(2);
 		assertThat(this.factory.destroyed).hasValue(0);
@@ -196,7 +199,7 @@ class ConnectionPoolTests {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		CompletableFuture<Boolean> interrupted = new CompletableFuture<>();
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(100), (connection) -> {
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
 				try {
 					Thread.sleep(LONG.toMillis());
 					return interrupted.complete(false);
@@ -221,7 +224,7 @@ class ConnectionPoolTests {
 					Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), oneThread);
 			AtomicBoolean ran = new AtomicBoolean();
 			assertThatExceptionOfType(OperationTimeoutException.class)
-				.isThrownBy(() -> pool.withConnection(Duration.ofMillis(100), (connection) -> ran.getAndSet(true)));
+				.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> ran.getAndSet(true)));
 			assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(8, 0, 1, 0, 0));
 			hang.release();
 			await().untilAsserted(() -> assertThat(((ThreadPoolExecutor) oneThread).getCompletedTaskCount()).isEqualTo(2));
@@ -560,7 +563,7 @@ class ConnectionPoolTests {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		Hang hang = hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(50), (connection) -> hang.hang()));
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()));
 		await().untilAsserted(() -> assertThat(this.factory.created).hasValue(2));
 		hang.release();
 		await().untilAsserted(() -> assertThat(pool.getStats().abandoned()).isZero());
