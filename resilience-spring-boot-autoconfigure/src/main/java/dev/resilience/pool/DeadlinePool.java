@@ -31,7 +31,8 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * the rest. Who gives the connection back is decided by one compare-and-set on the call's state,
  * so a call that finishes at the very deadline is neither returned twice nor lost:
  * <ul>
- * <li>the work finished first: the worker returns the connection, the caller gets the outcome;
+ * <li>the work finished first: the worker returns the connection, and the caller gets the outcome
+ * unless its deadline passed meanwhile;
  * <li>the deadline came before the work started: the caller returns the connection unused;
  * <li>the deadline came while the work runs: the caller interrupts it and has the connection
  * invalidated, which frees its place in the pool; the connection is closed when the work lets go
