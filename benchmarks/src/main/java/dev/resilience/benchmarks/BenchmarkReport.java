@@ -42,6 +42,8 @@ public final class BenchmarkReport {
 
 	private static final String ANNOTATED = "AnnotatedCallBenchmark";
 
+	private static final String POOL = "PoolCallBenchmark";
+
 	private static final List<String> ONE_KEY_COMPETITORS = List.of("resilience4j", "bucket4j", "guava");
 
 	private static final long HIGH_LIMIT = 1_000_000;
@@ -115,6 +117,7 @@ public final class BenchmarkReport {
 		artifacts.put("Resilience4j", "resilience4j-ratelimiter");
 		artifacts.put("Guava", "guava");
 		artifacts.put("Caffeine", "caffeine");
+		artifacts.put("Commons Pool 2", "commons-pool2");
 		artifacts.put("Spring Boot", "spring-boot");
 		artifacts.put("JMH", "jmh-core");
 		Map<String, String> versions = new LinkedHashMap<>();
@@ -253,6 +256,7 @@ public final class BenchmarkReport {
 		appendRandomKeys(md);
 		appendAnnotated(md);
 		appendMemory(md);
+		appendPool(md);
 		md.append("## How to run\n\n");
 		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
 		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
@@ -377,6 +381,19 @@ public final class BenchmarkReport {
 				(result) -> Integer.toString(result.threads()));
 	}
 
+	private void appendPool(StringBuilder md) {
+		md.append("## 6. Call with a pooled connection and a deadline\n\n");
+		md.append("Work that does nothing, with a connection of a pool of 4, one thread calling: our ")
+			.append("`@WithConnection(pool = \"bench\", timeout = \"30s\")` on a Spring bean (checkout, hand-off ")
+			.append("to a worker thread carrying the caller's context, timed wait, return); a bare Commons Pool 2 ")
+			.append("`borrowObject`/`returnObject` on the caller's thread, which puts no deadline on the work ")
+			.append("(the floor of pooling alone); Resilience4j's `ThreadPoolBulkhead` (4 threads) with a ")
+			.append("`TimeLimiter` of 30 s, its way of putting a deadline on work. The deadline that holds even ")
+			.append("when the work hangs costs a thread hand-off; the ratio to Commons Pool 2 shows that price.\n\n");
+		table(md, find(POOL, null, null), List.of("commons_pool2", "resilience4j"), "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
 	private void appendMemory(StringBuilder md) {
 		md.append("## 5. Heap per key\n\n");
 		md.append("Heap retained per recently used key of a bucket-only limiter, over ")
@@ -460,6 +477,7 @@ public final class BenchmarkReport {
 			case "ours_shared_key" -> "ours, key \"\"";
 			case "ours_named_key" -> "ours, key \"k\"";
 			case "resilience4j" -> "Resilience4j";
+			case "commons_pool2" -> "Commons Pool 2";
 			case "bucket4j" -> "Bucket4j";
 			case "bucket4j_caffeine" -> "Bucket4j in Caffeine";
 			case "guava" -> "Guava";

@@ -61,6 +61,19 @@ class BenchmarkReportTests {
 		assertThat(markdown).contains("| ours | 120.0 B | — |\n| Bucket4j in Caffeine | 360.0 B | 3.00× |");
 	}
 
+	@Test
+	void toMarkdownComparesThePoolCallWithCommonsPoolAndResilience4j() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0),
+				"\"dev.resilience.benchmarks.PoolCallBenchmark.call\",\"thrpt\",1,3,0.05,0.01,\"ops/us\",ours,",
+				"\"dev.resilience.benchmarks.PoolCallBenchmark.call\",\"thrpt\",1,3,2.0,0.1,\"ops/us\",commons_pool2,",
+				"\"dev.resilience.benchmarks.PoolCallBenchmark.call\",\"thrpt\",1,3,0.04,0.01,\"ops/us\",resilience4j,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		assertThat(markdown).contains("## 6. Call with a pooled connection and a deadline")
+			.contains("| Threads | Implementation | ops/µs | ± error | ours ÷ Commons Pool 2 | ours ÷ Resilience4j |")
+			.contains("| 1 | ours | 0.0500 | 0.0100 | 0.025× | 1.25× |")
+			.contains("| 1 | Commons Pool 2 | 2.00 | 0.1000 | — | — |");
+	}
+
 	private static String line(String markdown, String containing) {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}

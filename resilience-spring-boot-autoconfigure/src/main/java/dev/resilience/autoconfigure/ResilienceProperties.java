@@ -7,6 +7,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
 import dev.resilience.autoconfigure.poll.PollProperties;
+import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.retry.RetryProperties;
 
@@ -38,6 +39,14 @@ public class ResilienceProperties {
 	private final Map<String, PollProperties> polls = new LinkedHashMap<>();
 
 	/**
+	 * Connection pools by name, as used by @WithConnection(pool) and injected as the
+	 * ConnectionPool bean of the same name. Each takes max-size, min-idle, timeout,
+	 * validate-on-checkout, max-idle-time and factory (the name of a ConnectionFactory bean; none
+	 * makes a permit pool that only bounds concurrent calls).
+	 */
+	private final Map<String, ConnectionPoolProperties> pools = new LinkedHashMap<>();
+
+	/**
 	 * Order of the resilience aspects on one method: lower runs outside.
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
@@ -67,6 +76,14 @@ public class ResilienceProperties {
 	}
 
 	/**
+	 * Returns {@code pools}.
+	 * @return the value
+	 */
+	public Map<String, ConnectionPoolProperties> getPools() {
+		return this.pools;
+	}
+
+	/**
 	 * Returns {@code aspect-order}.
 	 * @return the value
 	 */
@@ -88,6 +105,9 @@ public class ResilienceProperties {
 		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
 		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
 
+		/** Default order of the @WithConnection advice: innermost, so every attempt gets its own deadline. */
+		public static final int DEFAULT_CONNECTION = Ordered.LOWEST_PRECEDENCE - 1;
+
 		/**
 		 * Order of the @RateLimited advice.
 		 */
@@ -102,6 +122,11 @@ public class ResilienceProperties {
 		 * Order of the @PollUntil advice.
 		 */
 		private int poll = DEFAULT_POLL;
+
+		/**
+		 * Order of the @WithConnection advice.
+		 */
+		private int connection = DEFAULT_CONNECTION;
 
 		/**
 		 * Returns {@code rate-limit}.
@@ -149,6 +174,22 @@ public class ResilienceProperties {
 		 */
 		public void setPoll(int poll) {
 			this.poll = poll;
+		}
+
+		/**
+		 * Returns {@code connection}.
+		 * @return the value
+		 */
+		public int getConnection() {
+			return this.connection;
+		}
+
+		/**
+		 * Sets {@code connection}.
+		 * @param connection the value
+		 */
+		public void setConnection(int connection) {
+			this.connection = connection;
 		}
 
 	}

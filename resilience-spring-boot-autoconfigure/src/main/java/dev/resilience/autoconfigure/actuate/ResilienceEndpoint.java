@@ -16,6 +16,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.ConnectionPoolSettings;
+import dev.resilience.pool.ConnectionPoolStats;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -28,8 +31,9 @@ import dev.resilience.retry.RetryRegistry;
 
 /**
  * The {@code resilience} endpoint, over HTTP and JMX: {@code GET /actuator/resilience} lists every
- * rate limiter with its settings and store, every retry policy with its settings and budget, and
- * every named poll setting; {@code GET /actuator/resilience/{limiter}?key=K}
+ * rate limiter with its settings and store, every retry policy with its settings and budget,
+ * every named poll setting, and every pool with its settings and what it holds now;
+ * {@code GET /actuator/resilience/{limiter}?key=K}
  * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
  * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
  * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
@@ -43,12 +47,14 @@ public class ResilienceEndpoint {
 
 	private final @Nullable PollSettingsRegistry polls;
 
+	private final List<ConnectionPool<?>> pools;
+
 	/**
 	 * Creates the endpoint.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
-		this(rateLimiters, null, null);
+		this(rateLimiters, null, null, List.of());
 	}
 
 	/**
@@ -56,12 +62,14 @@ public class ResilienceEndpoint {
 	 * @param rateLimiters the rate limiters to show
 	 * @param retries the retry policies to show, or {@code null} for none
 	 * @param polls the named poll settings to show, or {@code null} for none
+	 * @param pools the pools to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries,
-			@Nullable PollSettingsRegistry polls) {
+			@Nullable PollSettingsRegistry polls, List<ConnectionPool<?>> pools) {
 		this.rateLimiters = rateLimiters;
 		this.retries = retries;
 		this.polls = polls;
+		this.pools = List.copyOf(pools);
 	}
 
 	/**
@@ -82,7 +90,9 @@ public class ResilienceEndpoint {
 		if (polls != null) {
 			polls.getAll().forEach((name, settings) -> pollSettings.put(name, PollDescriptor.of(settings)));
 		}
-		return new ResilienceDescriptor(limiters, retryPolicies, pollSettings);
+		Map<String, PoolDescriptor> pools = new LinkedHashMap<>();
+		this.pools.forEach((pool) -> pools.put(pool.getName(), PoolDescriptor.of(pool)));
+		return new ResilienceDescriptor(limiters, retryPolicies, pollSettings, pools);
 	}
 
 	/**
@@ -127,9 +137,11 @@ public class ResilienceEndpoint {
 	 * @param rateLimiters the rate limiters by name
 	 * @param retries the retry policies by name
 	 * @param polls the named poll settings by name
+	 * @param pools the pools by name
 	 */
 	public record ResilienceDescriptor(Map<String, RateLimiterDescriptor> rateLimiters,
-			Map<String, RetryPolicyDescriptor> retries, Map<String, PollDescriptor> polls) {
+			Map<String, RetryPolicyDescriptor> retries, Map<String, PollDescriptor> polls,
+			Map<String, PoolDescriptor> pools) {
 	}
 
 	/**
@@ -198,6 +210,33 @@ public class ResilienceEndpoint {
 			return new PollDescriptor(settings.maxAttempts(), settings.backoffPolicy().delay(),
 					settings.backoffPolicy().backoff().name(), settings.backoffPolicy().multiplier(),
 					settings.backoffPolicy().maxDelay(), settings.timeout(), settings.ignoreExceptions());
+		}
+
+	}
+
+	/**
+	 * One pool's settings, as configured under {@code resilience.pools.<name>}, and what it holds
+	 * now.
+	 *
+	 * @param maxSize the most connections handed out at once
+	 * @param minIdle the idle connections kept ready
+	 * @param timeout the deadline of a call that names none
+	 * @param validateOnCheckout whether connections are validated before they are handed out
+	 * @param maxIdleTime how long a connection may stay idle, or {@code null} for no limit
+	 * @param active the connections handed out now
+	 * @param idle the connections ready now
+	 * @param pending the callers waiting for a connection now
+	 * @param abandoned the calls that timed out whose work still runs
+	 */
+	public record PoolDescriptor(int maxSize, int minIdle, Duration timeout, boolean validateOnCheckout,
+			@Nullable Duration maxIdleTime, int active, int idle, int pending, int abandoned) {
+
+		static PoolDescriptor of(ConnectionPool<?> pool) {
+			ConnectionPoolSettings settings = pool.getSettings();
+			ConnectionPoolStats stats = pool.getStats();
+			return new PoolDescriptor(settings.maxSize(), settings.minIdle(), settings.timeout(),
+					settings.validateOnCheckout(), settings.maxIdleTime(), stats.active(), stats.idle(), stats.pending(),
+					stats.abandoned());
 		}
 
 	}

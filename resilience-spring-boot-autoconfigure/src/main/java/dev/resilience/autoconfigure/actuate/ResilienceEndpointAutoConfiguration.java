@@ -11,9 +11,11 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollSettingsRegistry;
+import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
 
@@ -21,7 +23,7 @@ import dev.resilience.retry.RetryRegistry;
  * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
  */
 @AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
-		PollAutoConfiguration.class })
+		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnAvailableEndpoint(ResilienceEndpoint.class)
 public final class ResilienceEndpointAutoConfiguration {
@@ -30,8 +32,9 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RateLimiterRegistry.class)
 	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries,
-			ObjectProvider<PollSettingsRegistry> polls) {
-		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable(), polls.getIfAvailable());
+			ObjectProvider<PollSettingsRegistry> polls, ObjectProvider<ConnectionPool<?>> pools) {
+		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable(), polls.getIfAvailable(),
+				pools.orderedStream().toList());
 	}
 
 	@Bean

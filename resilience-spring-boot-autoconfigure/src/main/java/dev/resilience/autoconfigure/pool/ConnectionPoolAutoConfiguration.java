@@ -1,0 +1,83 @@
+package dev.resilience.autoconfigure.pool;
+
+import io.micrometer.context.ContextRegistry;
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.context.integration.Slf4jThreadLocalAccessor;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.ResilienceProperties;
+import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+
+/**
+ * Auto-configuration of pools with a deadline: a {@code ConnectionPool} bean per
+ * {@code resilience.pools.<name>}, what carries the caller's context to the worker threads, and
+ * the advisor that applies {@code @WithConnection}.
+ */
+@AutoConfiguration(after = ResilienceAutoConfiguration.class)
+public final class ConnectionPoolAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	static ConnectionPoolRegistrar resilienceConnectionPoolRegistrar(Environment environment) {
+		return new ConnectionPoolRegistrar(environment);
+	}
+
+	/**
+	 * The accessors every context-propagation user registers (Micrometer observation, Spring
+	 * Security and others, through {@link java.util.ServiceLoader}), plus the SLF4J MDC, which
+	 * context-propagation ships an accessor for but does not register. A registry of our own, so
+	 * the application's global one is left as it is. A thread local the caller has not set is
+	 * cleared on the worker, so work never sees another call's leftovers.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ContextSnapshotFactory resilienceContextSnapshotFactory() {
+		ContextRegistry global = ContextRegistry.getInstance();
+		ContextRegistry registry = new ContextRegistry();
+		global.getContextAccessors().forEach(registry::registerContextAccessor);
+		global.getThreadLocalAccessors().forEach(registry::registerThreadLocalAccessor);
+		boolean mdcRegistered = registry.getThreadLocalAccessors()
+			.stream()
+			.anyMatch((accessor) -> Slf4jThreadLocalAccessor.KEY.equals(accessor.key()));
+		if (!mdcRegistered && ClassUtils.isPresent("org.slf4j.MDC", getClass().getClassLoader())) {
+			registry.registerThreadLocalAccessor(new Slf4jThreadLocalAccessor());
+		}
+		return ContextSnapshotFactory.builder().contextRegistry(registry).clearMissing(true).build();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Import(AutoProxyRegistrar.class)
+	static class AnnotationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		static WithConnectionMethods resilienceWithConnectionMethods(ConfigurableListableBeanFactory beanFactory) {
+			return new WithConnectionMethods(beanFactory);
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+		static WithConnectionAdvisor resilienceWithConnectionAdvisor(ObjectProvider<WithConnectionMethods> methods,
+				Environment environment) {
+			// Read directly: binding the properties here would create them while post-processors
+			// are still being registered.
+			return new WithConnectionAdvisor(methods::getObject, environment.getProperty(
+					"resilience.aspect-order.connection", Integer.class, ResilienceProperties.AspectOrder.DEFAULT_CONNECTION));
+		}
+
+	}
+
+}

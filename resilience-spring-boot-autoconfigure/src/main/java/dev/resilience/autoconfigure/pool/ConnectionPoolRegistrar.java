@@ -1,0 +1,118 @@
+package dev.resilience.autoconfigure.pool;
+
+import java.util.Arrays;
+import java.util.Map;
+
+import io.micrometer.context.ContextSnapshotFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+
+import dev.resilience.Ticker;
+import dev.resilience.pool.ConnectionFactory;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.ConnectionPoolListener;
+import dev.resilience.pool.ConnectionPoolSettings;
+
+/**
+ * Registers a {@link ConnectionPool} bean per {@code resilience.pools.<name>}, named after the
+ * pool, once every other bean definition is known (so the factory beans can be checked). When
+ * the factory's connection type can be read from its definition, the bean's type carries it, so
+ * {@code @Autowired ConnectionPool<HttpWorker>} finds the right pool; a pool without a factory is a
+ * {@code ConnectionPool<Object>}. Mistakes stop startup naming the property: a setting out of
+ * range, a factory bean that does not exist or is no {@link ConnectionFactory}, a pool name that
+ * another bean already has.
+ */
+public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProcessor {
+
+	private static final String PREFIX = "resilience.pools";
+
+	private final Environment environment;
+
+	/**
+	 * Creates the registrar.
+	 * @param environment where {@code resilience.pools} is bound from
+	 */
+	public ConnectionPoolRegistrar(Environment environment) {
+		this.environment = environment;
+	}
+
+	@Override
+	public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+		if (!(registry instanceof ConfigurableListableBeanFactory beanFactory)) {
+			throw new IllegalStateException("resilience.pools needs a ConfigurableListableBeanFactory");
+		}
+		Map<String, ConnectionPoolProperties> pools = Binder.get(this.environment)
+			.bind(PREFIX, Bindable.mapOf(String.class, ConnectionPoolProperties.class))
+			.orElseGet(Map::of);
+		pools.forEach((name, properties) -> {
+			ConnectionPoolSettings settings = properties.toSettings(name);
+			if (registry.containsBeanDefinition(name)) {
+				throw new IllegalStateException(PREFIX + "." + name + ": a bean named '" + name
+						+ "' exists already; the pool's bean takes the pool's name, so rename the pool");
+			}
+			String factory = properties.getFactory();
+			RootBeanDefinition definition = new RootBeanDefinition(ConnectionPool.class);
+			ResolvableType connection = (factory != null) ? connectionType(beanFactory, name, factory)
+					: ResolvableType.forClass(Object.class);
+			if (connection != null) {
+				definition.setTargetType(ResolvableType.forClassWithGenerics(ConnectionPool.class, connection));
+			}
+			definition.setInstanceSupplier(() -> createPool(beanFactory, name, factory, settings));
+			definition.setDestroyMethodName("close");
+			registry.registerBeanDefinition(name, definition);
+		});
+	}
+
+	/**
+	 * The connection type of the factory bean, read from its definition without creating it, or
+	 * {@code null} when the definition hides it (then injection points match the pool by name).
+	 */
+	private static @Nullable ResolvableType connectionType(ConfigurableListableBeanFactory beanFactory, String pool,
+			String factory) {
+		String property = PREFIX + "." + pool + ".factory";
+		if (!beanFactory.containsBean(factory)) {
+			throw new IllegalStateException(property + " names the bean '" + factory + "', which does not exist; "
+					+ "ConnectionFactory beans are " + factoryNames(beanFactory));
+		}
+		if (!beanFactory.isTypeMatch(factory, ConnectionFactory.class)) {
+			throw new IllegalStateException(property + " names the bean '" + factory + "', which is a "
+					+ beanFactory.getType(factory, false) + ", not a " + ConnectionFactory.class.getName()
+					+ "; ConnectionFactory beans are " + factoryNames(beanFactory));
+		}
+		// Predicting the type resolves a factory method's generic return type into the definition.
+		Class<?> type = beanFactory.getType(factory, false);
+		ResolvableType connection = beanFactory.getMergedBeanDefinition(factory)
+			.getResolvableType()
+			.as(ConnectionFactory.class)
+			.getGeneric(0);
+		if (connection.resolve() == null && type != null) {
+			connection = ResolvableType.forClass(type).as(ConnectionFactory.class).getGeneric(0);
+		}
+		return (connection.resolve() != null) ? connection : null;
+	}
+
+	private static String factoryNames(ConfigurableListableBeanFactory beanFactory) {
+		return Arrays.toString(beanFactory.getBeanNamesForType(ConnectionFactory.class, true, false));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static ConnectionPool<?> createPool(ConfigurableListableBeanFactory beanFactory, String name,
+			@Nullable String factory, ConnectionPoolSettings settings) {
+		ConnectionPool.Builder<?> builder = (factory != null)
+				? ConnectionPool.builder(name, beanFactory.getBean(factory, ConnectionFactory.class))
+				: ConnectionPool.permits(name);
+		builder.settings(settings).ticker(beanFactory.getBean(Ticker.class));
+		beanFactory.getBeanProvider(ContextSnapshotFactory.class).ifAvailable(builder::contextSnapshots);
+		beanFactory.getBeanProvider(ConnectionPoolListener.class).orderedStream().forEach(builder::listener);
+		return builder.build();
+	}
+
+}

@@ -1,0 +1,184 @@
+package dev.resilience.pool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.micrometer.context.ContextSnapshotFactory;
+
+import dev.resilience.Ticker;
+
+/**
+ * A named pool of connections with one deadline per call, covering both the wait for a
+ * connection and the work done with it. The starter registers one per
+ * {@code resilience.pools.<name>}, as a bean named after the pool; {@link #builder} makes one
+ * without Spring. A pool without a factory ({@link #permits}) holds permits instead of
+ * connections: it bounds how many calls run at once, with the same deadline.
+ *
+ * @param <T> the connection type
+ */
+public interface ConnectionPool<T> extends AutoCloseable {
+
+	/**
+	 * Returns the pool's name.
+	 * @return the name
+	 */
+	String getName();
+
+	/**
+	 * Returns the pool's settings.
+	 * @return the settings
+	 */
+	ConnectionPoolSettings getSettings();
+
+	/**
+	 * Returns what the pool holds now.
+	 * @return the counts
+	 */
+	ConnectionPoolStats getStats();
+
+	/**
+	 * Returns the connection held by the running {@link WithConnection @WithConnection} method or
+	 * {@link #withConnection} callback of this pool.
+	 * @return the connection
+	 * @throws IllegalStateException outside such a method or callback
+	 */
+	T current();
+
+	/**
+	 * Runs work with a connection within one deadline. The wait for a connection takes at most the
+	 * timeout; the work gets the time left, on another thread that carries the caller's context.
+	 * The connection goes back to the pool when the work returns or throws. A call made inside
+	 * work of the same pool uses the connection already held, within the outer deadline.
+	 * @param <R> the result type
+	 * @param timeout the deadline, checkout and execution together; positive
+	 * @param callback the work; what it throws reaches the caller unchanged, checked exceptions
+	 * included
+	 * @return the callback's result
+	 * @throws CheckoutTimeoutException if no connection came in time; the work did not run
+	 * @throws OperationTimeoutException at the deadline if the work is still running; the work is
+	 * interrupted and its connection is closed once the work lets go of it, never handed out again
+	 * @throws java.util.concurrent.CancellationException if the caller is interrupted while waiting
+	 * (its interrupt flag is set again)
+	 * @throws IllegalStateException if the pool is closed
+	 */
+	<R> R withConnection(Duration timeout, ConnectionCallback<T, R> callback);
+
+	/**
+	 * Runs work with a connection within the pool's own {@code timeout}.
+	 * @param <R> the result type
+	 * @param callback the work
+	 * @return the callback's result
+	 * @see #withConnection(Duration, ConnectionCallback)
+	 */
+	default <R> R withConnection(ConnectionCallback<T, R> callback) {
+		return withConnection(getSettings().timeout(), callback);
+	}
+
+	/**
+	 * Closes the pool: idle connections are destroyed, work still running is interrupted, and
+	 * further calls fail.
+	 */
+	@Override
+	void close();
+
+	/**
+	 * Starts building a pool of connections made by a factory.
+	 * @param <T> the connection type
+	 * @param name the pool's name
+	 * @param factory makes, checks and closes the connections
+	 * @return the builder
+	 */
+	static <T> Builder<T> builder(String name, ConnectionFactory<T> factory) {
+		return new Builder<>(name, factory);
+	}
+
+	/**
+	 * Starts building a permit pool: it bounds how many calls run at once, with the same deadline;
+	 * {@link #current()} gives the permit, an opaque object.
+	 * @param name the pool's name
+	 * @return the builder
+	 */
+	static Builder<Object> permits(String name) {
+		return new Builder<>(name, Object::new);
+	}
+
+	/**
+	 * Builds a {@link ConnectionPool}.
+	 *
+	 * @param <T> the connection type
+	 */
+	final class Builder<T> {
+
+		private final String name;
+
+		private final ConnectionFactory<T> factory;
+
+		private ConnectionPoolSettings settings = ConnectionPoolSettings.builder().build();
+
+		private Ticker ticker = Ticker.system();
+
+		private final List<ConnectionPoolListener> listeners = new ArrayList<>();
+
+		private ContextSnapshotFactory contextSnapshots = ContextSnapshotFactory.builder().build();
+
+		private Builder(String name, ConnectionFactory<T> factory) {
+			this.name = name;
+			this.factory = factory;
+		}
+
+		/**
+		 * Sets the settings; the defaults of {@link ConnectionPoolSettings#builder()} otherwise.
+		 * @param settings the settings
+		 * @return this builder
+		 */
+		public Builder<T> settings(ConnectionPoolSettings settings) {
+			this.settings = settings;
+			return this;
+		}
+
+		/**
+		 * Sets the clock that measures deadlines; the system clock otherwise.
+		 * @param ticker the clock
+		 * @return this builder
+		 */
+		public Builder<T> ticker(Ticker ticker) {
+			this.ticker = ticker;
+			return this;
+		}
+
+		/**
+		 * Adds a listener told of every checkout and operation.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder<T> listener(ConnectionPoolListener listener) {
+			this.listeners.add(listener);
+			return this;
+		}
+
+		/**
+		 * Sets what captures the caller's context (thread locals such as the MDC) and restores it
+		 * on the thread that runs the work; otherwise the accessors of the global
+		 * {@link io.micrometer.context.ContextRegistry}.
+		 * @param contextSnapshots the snapshot factory
+		 * @return this builder
+		 */
+		public Builder<T> contextSnapshots(ContextSnapshotFactory contextSnapshots) {
+			this.contextSnapshots = contextSnapshots;
+			return this;
+		}
+
+		/**
+		 * Builds the pool, creating its {@code min-idle} connections now.
+		 * @return the pool
+		 * @throws IllegalStateException if a {@code min-idle} connection cannot be made
+		 */
+		public ConnectionPool<T> build() {
+			return new DeadlinePool<>(this.name, this.factory, this.settings, this.ticker, List.copyOf(this.listeners),
+					this.contextSnapshots);
+		}
+
+	}
+
+}

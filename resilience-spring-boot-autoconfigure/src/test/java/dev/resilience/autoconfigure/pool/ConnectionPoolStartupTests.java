@@ -1,0 +1,205 @@
+package dev.resilience.autoconfigure.pool;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.context.PropertyPlaceholderAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import dev.resilience.autoconfigure.Failures;
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.pool.ConnectionFactory;
+import dev.resilience.pool.WithConnection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests that mistakes in {@code resilience.pools} and {@code @WithConnection} stop startup with a
+ * message naming the property or the method (SPEC section 8).
+ */
+class ConnectionPoolStartupTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(PropertyPlaceholderAutoConfiguration.class, AopAutoConfiguration.class,
+				ResilienceAutoConfiguration.class, ConnectionPoolAutoConfiguration.class))
+		.withUserConfiguration(Factories.class)
+		.withPropertyValues("resilience.pools.llm.factory=workers", "resilience.pools.db.max-size=2");
+
+	@Test
+	void runWhenEverythingIsValidShouldStart() {
+		this.contextRunner.withBean(ValidClient.class).run((context) -> assertThat(context).hasNotFailed());
+	}
+
+	@Test
+	void runWhenPoolIsUnknownShouldFailListingConfiguredNames() {
+		this.contextRunner.withBean(UnknownPoolClient.class)
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"@WithConnection on UnknownPoolClient.call() names the pool 'lm', which is not configured; "
+							+ "configured under resilience.pools are [db, llm]"));
+	}
+
+	@Test
+	void runWhenAnnotationNamesNoPoolShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(NamelessClient.class)
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"@WithConnection on NamelessClient.call() names no pool; set pool (or value)"));
+	}
+
+	@Test
+	void runWhenAnnotationTimeoutIsNotADurationShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(UnparsableTimeoutClient.class)
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"'soon' of @WithConnection on UnparsableTimeoutClient.call() (timeout) is not a duration; "
+							+ "use a form such as 250ms, 5s, 1m or PT5S"));
+	}
+
+	@Test
+	void runWhenAnnotationTimeoutIsZeroShouldFailNamingTheMethod() {
+		this.contextRunner.withBean(ZeroTimeoutClient.class)
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"'0s' of @WithConnection on ZeroTimeoutClient.call() (timeout) must be positive"));
+	}
+
+	@Test
+	void runWhenMaxSizeIsZeroShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.max-size=0")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.max-size must be positive but was 0"));
+	}
+
+	@Test
+	void runWhenMinIdleIsNegativeShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.min-idle=-1")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.min-idle must be between 0 and max-size (2) but was -1"));
+	}
+
+	@Test
+	void runWhenMinIdleExceedsMaxSizeShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.min-idle=3")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.min-idle must be between 0 and max-size (2) but was 3"));
+	}
+
+	@Test
+	void runWhenTimeoutIsZeroShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=0s")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.timeout must be positive but was PT0S"));
+	}
+
+	@Test
+	void runWhenTimeoutIsNegativeShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=-5s")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.timeout must be positive but was PT-5S"));
+	}
+
+	@Test
+	void runWhenMaxIdleTimeIsZeroShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.max-idle-time=0ms")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.db.max-idle-time must be positive but was PT0S"));
+	}
+
+	@Test
+	void runWhenTimeoutIsNotADurationShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=soon")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"Failed to bind properties under 'resilience.pools.db.timeout' to java.time.Duration"));
+	}
+
+	@Test
+	void runWhenFactoryBeanIsMissingShouldFailListingFactories() {
+		this.contextRunner.withPropertyValues("resilience.pools.llm.factory=wrokers")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.llm.factory names the bean 'wrokers', which does not exist; "
+							+ "ConnectionFactory beans are [workers]"));
+	}
+
+	@Test
+	void runWhenFactoryBeanIsNoConnectionFactoryShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.pools.llm.factory=notAFactory")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.llm.factory names the bean 'notAFactory', which is a class java.lang.String, "
+							+ "not a dev.resilience.pool.ConnectionFactory; ConnectionFactory beans are [workers]"));
+	}
+
+	@Test
+	void runWhenPoolNameIsTakenByAnotherBeanShouldFailNamingThePool() {
+		this.contextRunner.withPropertyValues("resilience.pools.notAFactory.max-size=1")
+			.run((context) -> assertFailure(context.getStartupFailure(),
+					"resilience.pools.notAFactory: a bean named 'notAFactory' exists already; "
+							+ "the pool's bean takes the pool's name, so rename the pool"));
+	}
+
+	@Test
+	void runWhenPoolPropertyIsUnknownShouldFail() {
+		this.contextRunner.withPropertyValues("resilience.pools.db.max-sise=3")
+			.run((context) -> assertFailure(context.getStartupFailure(), "resilience.pools.db.max-sise"));
+	}
+
+	private static void assertFailure(Throwable failure, String message) {
+		assertThat(failure).isNotNull();
+		assertThat(Failures.messages(failure)).anySatisfy((text) -> assertThat(text).contains(message));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Factories {
+
+		@Bean
+		ConnectionFactory<StringBuilder> workers() {
+			return StringBuilder::new;
+		}
+
+		@Bean
+		String notAFactory() {
+			return "not a factory";
+		}
+
+	}
+
+	static class ValidClient {
+
+		@WithConnection(pool = "llm", timeout = "2s")
+		public void call() {
+		}
+
+	}
+
+	static class UnknownPoolClient {
+
+		@WithConnection(pool = "lm")
+		public void call() {
+		}
+
+	}
+
+	static class NamelessClient {
+
+		@WithConnection
+		public void call() {
+		}
+
+	}
+
+	static class UnparsableTimeoutClient {
+
+		@WithConnection(pool = "llm", timeout = "soon")
+		public void call() {
+		}
+
+	}
+
+	static class ZeroTimeoutClient {
+
+		@WithConnection(pool = "llm", timeout = "0s")
+		public void call() {
+		}
+
+	}
+
+}

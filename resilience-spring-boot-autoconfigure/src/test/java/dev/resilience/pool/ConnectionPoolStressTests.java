@@ -1,0 +1,104 @@
+package dev.resilience.pool;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * 200 callers on a pool of 4, every other one hanging past its deadline and ignoring interrupts:
+ * each caller gets a result or a timeout no later than its deadline plus 100 ms, and once the hung
+ * work is let go, every connection ever made is either idle or destroyed.
+ */
+class ConnectionPoolStressTests {
+
+	private static final int CALLERS = 200;
+
+	private static final Duration DEADLINE = Duration.ofMillis(1_000);
+
+	private static final Duration GRACE = Duration.ofMillis(100);
+
+	@Test
+	void everyCallerIsBackByItsDeadlineAndNoConnectionLeaks() throws Exception {
+		// A first, smaller round compiles the paths taken at the deadline, so that the measured
+		// round times the pool rather than the interpreter.
+		run(CALLERS / 10, (slowest) -> {
+		});
+		run(CALLERS, (slowest) -> assertThat(slowest).isLessThanOrEqualTo(DEADLINE.plus(GRACE)));
+	}
+
+	private void run(int callerCount, Consumer<Duration> checkSlowest) throws Exception {
+		CountingFactory factory = new CountingFactory();
+		Hang hang = new Hang();
+		ExecutorService callers = Executors.newFixedThreadPool(callerCount);
+		try (ConnectionPool<Integer> pool = ConnectionPool.builder("stress", factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(4).build())
+			.build()) {
+			CountDownLatch start = new CountDownLatch(1);
+			AtomicInteger results = new AtomicInteger();
+			AtomicInteger checkoutTimeouts = new AtomicInteger();
+			AtomicInteger operationTimeouts = new AtomicInteger();
+			List<Future<Duration>> lateness = new ArrayList<>();
+			for (int i = 0; i < callerCount; i++) {
+				boolean hangs = i % 2 == 0;
+				lateness.add(callers.submit(() -> {
+					start.await();
+					long begin = System.nanoTime();
+					try {
+						pool.withConnection(DEADLINE, (connection) -> hangs ? hang.hang() : connection);
+						results.incrementAndGet();
+					}
+					catch (CheckoutTimeoutException ex) {
+						checkoutTimeouts.incrementAndGet();
+					}
+					catch (OperationTimeoutException ex) {
+						operationTimeouts.incrementAndGet();
+					}
+					return Duration.ofNanos(System.nanoTime() - begin);
+				}));
+			}
+			start.countDown();
+			Duration slowest = Duration.ZERO;
+			for (Future<Duration> caller : lateness) {
+				Duration took = caller.get(30, TimeUnit.SECONDS);
+				slowest = (took.compareTo(slowest) > 0) ? took : slowest;
+			}
+			checkSlowest.accept(slowest);
+			assertThat(results.get() + checkoutTimeouts.get() + operationTimeouts.get()).isEqualTo(callerCount);
+			assertThat(results).hasPositiveValue();
+			assertThat(operationTimeouts).hasPositiveValue();
+
+			hang.release();
+			// Hung work ends and lets go of its connection, which the pool (off the callers'
+			// threads) has invalidated and replaced: wait until all of that has happened.
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+				ConnectionPoolStats stats = pool.getStats();
+				assertThat(stats.abandoned()).isZero();
+				assertThat(stats.active()).isZero();
+				assertThat(stats.pending()).isZero();
+				// Each hung work that ran cost its connection; timed-out work that never got a
+				// thread gave its connection back unused.
+				assertThat(factory.destroyed).hasValue(hang.left.get());
+				assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
+			});
+			assertThat(hang.left).hasPositiveValue();
+		}
+		finally {
+			hang.release();
+			callers.shutdownNow();
+			assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+}

@@ -1,0 +1,62 @@
+package dev.resilience.sample;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Drives {@code /demo/deadline} over HTTP with a short deadline (500 ms instead of 15 s) and a
+ * partner that hangs for 2 s: the hung call comes back as a timeout, and the pool keeps serving.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "sample.partner.deadline=500ms", "sample.partner.hang-for=2s" })
+class DeadlineSampleTests {
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private JsonMapper json;
+
+	@Test
+	void aHungCallTimesOutAtTheDeadlineAndThePoolKeepsServing() throws Exception {
+		HttpResponse<String> response = get("/demo/deadline?calls=6");
+
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode report = this.json.readTree(response.body());
+		assertThat(report.get("hungCall").asString()).startsWith("OperationTimeoutException after ");
+		// Back at the deadline, long before the partner would have answered (2 s).
+		assertThat(report.get("hungCallMillis").asLong()).isBetween(500L, 1_900L);
+		assertThat(report.get("afterwards")).hasSize(6)
+			.allSatisfy((line) -> assertThat(line.asString()).matches("worker \\d+: echo: prompt \\d"));
+		assertThat(report.get("pool").get("active").asInt()).isZero();
+
+		HttpResponse<String> pools = get("/actuator/resilience");
+		JsonNode pool = this.json.readTree(pools.body()).get("pools").get("partner-workers");
+		assertThat(pool.get("maxSize").asInt()).isEqualTo(4);
+		HttpResponse<String> timeouts = get(
+				"/actuator/metrics/resilience.pool.operation?tag=pool:partner-workers&tag=outcome:timeout");
+		assertThat(this.json.readTree(timeouts.body()).get("measurements").get(0).get("value").asDouble())
+			.isEqualTo(1.0);
+	}
+
+	private HttpResponse<String> get(String path) throws Exception {
+		HttpRequest request = HttpRequest.newBuilder(URI.create("http://localhost:" + this.port + path)).build();
+		return this.http.send(request, HttpResponse.BodyHandlers.ofString());
+	}
+
+}
