@@ -68,4 +68,22 @@ public interface RateLimitStore {
 		return OptionalLong.empty();
 	}
 
+	/**
+	 * Checks whether the store is reachable; a remote store asks its server, within its decision
+	 * timeout.
+	 * @return the store's status
+	 */
+	default StoreStatus checkStatus() {
+		return StoreStatus.LOCAL;
+	}
+
+	/**
+	 * Returns how many store operations failed so far (each one decided by the limiter's
+	 * {@link RateLimiterSettings#onStoreFailure()}).
+	 * @return the number of failures
+	 */
+	default long errorCount() {
+		return 0;
+	}
+
 }

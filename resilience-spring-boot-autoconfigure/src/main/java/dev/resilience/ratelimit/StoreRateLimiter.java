@@ -94,6 +94,16 @@ final class StoreRateLimiter implements RateLimiter {
 		return this.store.keyCount();
 	}
 
+	@Override
+	public StoreStatus checkStoreStatus() {
+		return this.store.checkStatus();
+	}
+
+	@Override
+	public long getStoreErrors() {
+		return this.store.errorCount();
+	}
+
 	private void checkCost(int cost) {
 		if (cost > 0 && cost <= this.maxCost) {
 			return; // the usual case, without walking the settings
