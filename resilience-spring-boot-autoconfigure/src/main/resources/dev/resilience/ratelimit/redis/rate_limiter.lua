@@ -341,33 +341,33 @@ end
 
 -- Expiry: each key lives exactly as long as it differs from a new key's state.
 
-local function pexpire(key, until)
-	if until > now then
-		redis.call('PEXPIRE', key, cdiv(until - now, 1000))
+local function pexpire(key, horizon)
+	if horizon > now then
+		redis.call('PEXPIRE', key, cdiv(horizon - now, 1000))
 	else
 		redis.call('DEL', key)
 	end
 end
 
 local function expire_all()
-	local until = now
+	local horizon = now
 	if cap > 0 and h['bt'] then
-		until = math.max(until, bucket_available_at(h['bt'], h['bu'], h['bu'], cap))
+		horizon = math.max(horizon, bucket_available_at(h['bt'], h['bu'], h['bu'], cap))
 	end
 	for i = 1, window_count do
 		local limit, wp = window(i)
 		if counter then
 			local start, previous, current = cw(i)
 			if current > 0 then
-				until = math.max(until, start + 2 * wp)
+				horizon = math.max(horizon, start + 2 * wp)
 			elseif previous > 0 then
-				until = math.max(until, start + wp)
+				horizon = math.max(horizon, start + wp)
 			end
 		else
 			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
 			if #latest > 0 then
 				pexpire(KEYS[1 + i], tonumber(latest[2]) + wp)
-				until = math.max(until, tonumber(latest[2]) + wp)
+				horizon = math.max(horizon, tonumber(latest[2]) + wp)
 			end
 		end
 	end
@@ -375,10 +375,10 @@ local function expire_all()
 		local newest = redis.call('ZRANGE', lease_key, -1, -1, 'WITHSCORES')
 		if #newest > 0 then
 			pexpire(lease_key, tonumber(newest[2]) + lease_timeout)
-			until = math.max(until, tonumber(newest[2]) + lease_timeout)
+			horizon = math.max(horizon, tonumber(newest[2]) + lease_timeout)
 		end
 	end
-	pexpire(state, until)
+	pexpire(state, horizon)
 end
 
 local function save()
@@ -567,7 +567,7 @@ if window_count > 0 or lease_key then
 			set('A' .. i, last)
 			set('q' .. i, sequence)
 			counter_prune(i, at)
-			set('c' .. i, h['c' .. i] + cost)
+			set('c' .. i, (h['c' .. i] or 0) + cost)
 			set('a' .. i, math.max(last, at))
 			if not h['s' .. i] then
 				set('s' .. i, start)
@@ -585,6 +585,6 @@ if window_count > 0 or lease_key then
 end
 save()
 expire_all()
-local reply = describe(1, at, wait, 0, false, rt - cost, ru, sequence)
+local reply = describe(1, at, wait, 0, false, rt and (rt - cost), ru, sequence)
 reply[8] = before_version -- with the bucket before and after the call: for an exact give-back
 return reply
