@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -28,6 +29,12 @@ public class ResilienceProperties {
 	private final AspectOrder aspectOrder = new AspectOrder();
 
 	/**
+	 * The Redis store of rate limiters with store: redis; the connection itself is Spring Boot's
+	 * spring.data.redis.*.
+	 */
+	private final Redis redis = new Redis();
+
+	/**
 	 * Returns {@code rate-limiters}.
 	 * @return the value
 	 */
@@ -41,6 +48,64 @@ public class ResilienceProperties {
 	 */
 	public AspectOrder getAspectOrder() {
 		return this.aspectOrder;
+	}
+
+	/**
+	 * Returns {@code redis}.
+	 * @return the value
+	 */
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	/**
+	 * The Redis store of rate limiters.
+	 */
+	public static class Redis {
+
+		/**
+		 * What every Redis key of the rate limiters starts with; must not contain braces.
+		 */
+		private String keyPrefix = "resilience:";
+
+		/**
+		 * Longest a rate-limit decision waits for Redis; after it, or when Redis is down, the
+		 * limiter's on-store-failure decides.
+		 */
+		private Duration decisionTimeout = Duration.ofMillis(200);
+
+		/**
+		 * Returns {@code key-prefix}.
+		 * @return the value
+		 */
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		/**
+		 * Sets {@code key-prefix}.
+		 * @param keyPrefix the value
+		 */
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		/**
+		 * Returns {@code decision-timeout}.
+		 * @return the value
+		 */
+		public Duration getDecisionTimeout() {
+			return this.decisionTimeout;
+		}
+
+		/**
+		 * Sets {@code decision-timeout}.
+		 * @param decisionTimeout the value
+		 */
+		public void setDecisionTimeout(Duration decisionTimeout) {
+			this.decisionTimeout = decisionTimeout;
+		}
+
 	}
 
 	/**

@@ -100,6 +100,15 @@ public final class RedisScriptRunner {
 		await(commands(deadline).ping(), deadline);
 	}
 
+	/**
+	 * Starts opening the connection, unless it is open or being opened, without waiting for it.
+	 */
+	public void connectInBackground() {
+		if (this.commands == null) {
+			connect();
+		}
+	}
+
 	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline)
 			throws TimeoutException, ExecutionException, InterruptedException {
 		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;

@@ -14,7 +14,8 @@ import dev.resilience.ratelimit.WindowSettings;
  * Encodes the arguments of {@code rate_limiter.lua} (its header lists them) and decodes its reply.
  * Times and durations go in whole microseconds, rounded up: the script counts in microseconds of
  * the server's clock, exact as long as every number stays below 2^53, which
- * {@link #ScriptArguments(String, RateLimiterSettings)} checks for the products the script forms.
+ * {@link #ScriptArguments(String, RateLimiterSettings)} checks for the products the token bucket's
+ * arithmetic forms (the counter windows' estimate is a floating-point approximation anyway).
  */
 final class ScriptArguments {
 
@@ -56,13 +57,8 @@ final class ScriptArguments {
 		encoded[7] = bytes(windows.size());
 		for (int i = 0; i < windows.size(); i++) {
 			WindowSettings window = windows.get(i);
-			long period = micros(window.period());
-			if (exceeds(window.limit(), period, 0)) {
-				throw new IllegalArgumentException(prefix + "windows[" + i + "]: limit x period in microseconds must stay "
-						+ "below 2^53 for the Redis store");
-			}
 			encoded[8 + 2 * i] = bytes(window.limit());
-			encoded[9 + 2 * i] = bytes(period);
+			encoded[9 + 2 * i] = bytes(micros(window.period()));
 		}
 		this.settings = encoded;
 	}
