@@ -70,7 +70,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final LongAdder errors = new LongAdder();
 
-	/** The server's clock minus ours, in microseconds, from the latest reply; 0 until known. */
+	/** The server's clock minus ours, in microseconds, see {@link #learnClockOffset(long)}. */
 	private volatile long clockOffsetMicros;
 
 	private volatile boolean clockOffsetKnown;
@@ -176,15 +176,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return null;
 		}
 		ScriptArguments.Reply parsed = ScriptArguments.Reply.parse(reply);
-		// Received after the script ran: the offset errs towards an earlier server time, so the
-		// deadline sent with the next call errs towards giving the call more time.
-		this.clockOffsetMicros = parsed.now() - System.nanoTime() / 1000;
-		this.clockOffsetKnown = true;
+		learnClockOffset(parsed.now() - System.nanoTime() / 1000);
 		if (parsed.status() < 0) {
 			failure("decision", new TimeoutException("Redis ran the decision after its deadline"));
 			return null;
 		}
 		return parsed;
+	}
+
+	/**
+	 * Each reply arrives after the script ran, so each observation is at most the true offset,
+	 * less by the reply's time in transit (and any pause of this thread). The largest
+	 * observation is the closest: a deadline made from it is never later than meant, so a late
+	 * command is refused, and never earlier by more than the quickest transit, so a command on time
+	 * is not. A server clock set forward is learned from the next reply.
+	 */
+	private void learnClockOffset(long observed) {
+		synchronized (this.errors) {
+			if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
+				this.clockOffsetMicros = observed;
+				this.clockOffsetKnown = true;
+			}
+		}
 	}
 
 	private @Nullable List<?> run(String key, byte[][] arguments, String what) {

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -37,6 +38,8 @@ public final class RedisServer implements AutoCloseable {
 	private final Path directory;
 
 	private Process process;
+
+	private final List<AbstractRedisClient> clients = new ArrayList<>();
 
 	private RedisServer(int port, Path directory, List<String> extra) {
 		this.port = port;
@@ -241,6 +244,7 @@ public final class RedisServer implements AutoCloseable {
 	 */
 	public RedisClusterAsyncCommands<byte[], byte[]> connect() {
 		RedisClient client = RedisClient.create(uri());
+		this.clients.add(client);
 		StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
 		return connection.async();
 	}
@@ -265,6 +269,7 @@ public final class RedisServer implements AutoCloseable {
 
 	@Override
 	public void close() {
+		this.clients.forEach((client) -> client.shutdown(0, 1, TimeUnit.SECONDS));
 		if (this.process != null) {
 			kill();
 		}
