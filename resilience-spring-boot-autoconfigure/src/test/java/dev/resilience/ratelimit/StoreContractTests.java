@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -174,6 +175,60 @@ public abstract class StoreContractTests {
 	}
 
 	@Test
+	void exactWindowReservesTheSlotWhenItsOldestEntryLeaves() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(2, Duration.ofSeconds(2)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		sleep(500);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		Reservation third = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(third.getDecision().isPermitted()).isTrue();
+		assertThat(third.getDecision().getWait()).isBetween(Duration.ofMillis(1), Duration.ofMillis(1500));
+		// behind the third, in line: the fourth waits for the second call's entry to leave
+		Reservation fourth = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(fourth.getDecision().getWait()).isBetween(third.getDecision().getWait().plusMillis(400),
+				Duration.ofSeconds(2));
+		fourth.cancel();
+		third.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+		assertThat(limiter.reserve("k", 1, Duration.ofSeconds(5)).getDecision().getWait())
+			.isBetween(Duration.ofMillis(1), Duration.ofMillis(1500));
+	}
+
+	@Test
+	void counterWindowGivesBackExactly() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(3, Duration.ofHours(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER));
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		Reservation second = limiter.reserve("k", 1, Duration.ZERO);
+		first.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+		second.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(3);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
+	void permitOfACallRejectedByAStackedLimiterIsGivenBack() {
+		String perUser = "user-" + names.incrementAndGet();
+		String global = "global-" + names.incrementAndGet();
+		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+			.store(storeType(), storeFactory())
+			.limiter(perUser, RateLimiterSettings.builder().store(storeType()).maxConcurrent(1, Duration.ofHours(1)).build())
+			.limiter(global, RateLimiterSettings.builder().store(storeType()).window(1, Duration.ofHours(1)).build())
+			.build();
+		List<RateLimitRequest> requests = List.of(new RateLimitRequest(registry.get(perUser), "u", 1, Duration.ZERO),
+				new RateLimitRequest(registry.get(global), "", 1, Duration.ZERO));
+		registry.acquireAll(requests).close();
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> registry.acquireAll(requests));
+		assertThat(registry.get(perUser).inspect("u").getInFlight()).isZero();
+		registry.get(perUser).acquire("u", 1, Duration.ZERO).close();
+	}
+
+	@Test
 	void giveBackOfTheLatestCallRestoresTheBucketExactly() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.tokenBucket(3, 3, Duration.ofMillis(300), RefillStrategy.INTERVAL));
@@ -305,7 +360,11 @@ public abstract class StoreContractTests {
 		}
 	}
 
-	static void sleep(long millis) {
+	/**
+	 * Sleeps in real time.
+	 * @param millis how long
+	 */
+	public static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

@@ -111,10 +111,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		ScriptArguments.Reply reply = decide(key, cost, maxWaitNanos, true);
 		if (reply == null) {
-			return new Unchecked(failed(key));
+			return Reservation.settled(failed(key));
 		}
 		RateLimitDecision decision = decision(key, reply);
-		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : new Unchecked(decision);
+		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : Reservation.settled(decision);
 	}
 
 	@Override
@@ -346,24 +346,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public String toString() {
 			return "Reservation[" + this.decision + "]";
-		}
-
-	}
-
-	/** A rejected call, or one decided without Redis: nothing to give back. */
-	private record Unchecked(RateLimitDecision decision) implements Reservation {
-
-		@Override
-		public RateLimitDecision getDecision() {
-			return this.decision;
-		}
-
-		@Override
-		public void cancel() {
-		}
-
-		@Override
-		public void release() {
 		}
 
 	}

@@ -60,14 +60,6 @@ public final class RedisScriptRunner {
 	}
 
 	/**
-	 * Returns the SHA-1 digest by which {@code EVALSHA} names the script.
-	 * @return the digest, in hex
-	 */
-	public static String scriptSha() {
-		return SHA;
-	}
-
-	/**
 	 * Runs the script.
 	 * @param keys the script's keys
 	 * @param arguments its arguments

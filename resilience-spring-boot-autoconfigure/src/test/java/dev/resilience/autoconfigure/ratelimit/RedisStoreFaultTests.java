@@ -11,6 +11,7 @@ import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.StoreContractTests;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
@@ -41,8 +42,7 @@ class RedisStoreFaultTests {
 
 	private RateLimiter limiter(StoreFailurePolicy policy, int limit) {
 		return RateLimiterRegistry.builder()
-			.store(RedisRateLimitStore.TYPE,
-					(name, settings, ticker) -> new RedisRateLimitStore(name, settings, this.runner, "fault:", TIMEOUT))
+			.store(RedisRateLimitStore.TYPE, RedisServer.stores(this.runner, "fault:", TIMEOUT))
 			.limiter("partner", RateLimiterSettings.builder()
 				.store(RedisRateLimitStore.TYPE)
 				.window(limit, Duration.ofHours(1))
@@ -121,13 +121,7 @@ class RedisStoreFaultTests {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 		while (!condition.getAsBoolean()) {
 			assertThat(System.nanoTime()).as("condition met within 20 s").isLessThan(deadline);
-			try {
-				Thread.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
+			StoreContractTests.sleep(50);
 		}
 	}
 

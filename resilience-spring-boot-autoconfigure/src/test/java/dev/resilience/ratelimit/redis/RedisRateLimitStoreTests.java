@@ -29,9 +29,7 @@ class RedisRateLimitStoreTests {
 
 	private RateLimiter limiter(String name, RateLimiterSettings.Builder settings) {
 		return RateLimiterRegistry.builder()
-			.store(RedisRateLimitStore.TYPE,
-					(limiter, limiterSettings, ticker) -> new RedisRateLimitStore(limiter, limiterSettings, runner,
-							this.prefix, Duration.ofSeconds(2)))
+			.store(RedisRateLimitStore.TYPE, RedisServer.stores(runner, this.prefix, Duration.ofSeconds(2)))
 			.limiter(name, settings.store(RedisRateLimitStore.TYPE).build())
 			.build()
 			.get(name);

@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import java.time.Duration;
+
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -19,6 +21,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+
+import dev.resilience.ratelimit.RateLimitStoreFactory;
+import dev.resilience.ratelimit.StoreContractTests;
 
 /**
  * A {@code redis-server} of the machine's, started on a free loopback port for tests, with no
@@ -126,7 +131,7 @@ public final class RedisServer implements AutoCloseable {
 			catch (IOException ex) {
 				// not listening yet
 			}
-			sleep(20);
+			StoreContractTests.sleep(20);
 		}
 		throw new IllegalStateException("redis-server did not answer on port " + this.port + ": " + log());
 	}
@@ -281,14 +286,15 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+	/**
+	 * Creates Redis stores on a runner, under a prefix.
+	 * @param runner the runner
+	 * @param keyPrefix the key prefix
+	 * @param decisionTimeout the decision timeout
+	 * @return the factory
+	 */
+	public static RateLimitStoreFactory stores(RedisScriptRunner runner, String keyPrefix, Duration decisionTimeout) {
+		return (name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, keyPrefix, decisionTimeout);
 	}
 
 	/**
@@ -334,7 +340,7 @@ public final class RedisServer implements AutoCloseable {
 				if (this.masters.stream().allMatch((master) -> master.cli("CLUSTER", "INFO").contains("cluster_state:ok"))) {
 					return;
 				}
-				sleep(50);
+				StoreContractTests.sleep(50);
 			}
 			throw new IllegalStateException("the cluster did not reach cluster_state:ok");
 		}

@@ -17,7 +17,7 @@ class RedisStoreContractTests extends StoreContractTests {
 
 	@Override
 	protected RateLimitStoreFactory storeFactory() {
-		return (name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, "test:", Duration.ofSeconds(2));
+		return RedisServer.stores(runner, "test:", Duration.ofSeconds(2));
 	}
 
 }
