@@ -191,12 +191,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * command is refused, and never earlier by more than the quickest transit, so a command on time
 	 * is not. A server clock set forward is learned from the next reply.
 	 */
-	private void learnClockOffset(long observed) {
-		synchronized (this.errors) {
-			if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
-				this.clockOffsetMicros = observed;
-				this.clockOffsetKnown = true;
-			}
+	private synchronized void learnClockOffset(long observed) {
+		if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
+			this.clockOffsetMicros = observed;
+			this.clockOffsetKnown = true;
 		}
 	}
 

@@ -66,6 +66,20 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void callThatWaitsForItsSlotIsStillOneDecision() {
+		RateLimiter limiter = limiter("waiting", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofMillis(200), RefillStrategy.GREEDY)
+			.maxWait(Duration.ofSeconds(1)));
+		limiter.tryAcquire("warm", 1);
+		server.cli("CONFIG", "RESETSTAT");
+		limiter.acquire("k", 1).close();
+		try (Permit waited = limiter.acquire("k", 1)) {
+			assertThat(waited.getWaited()).isPositive();
+		}
+		assertThat(server.commandCalls("evalsha")).isEqualTo(2);
+	}
+
+	@Test
 	void scriptIsLoadedAgainAfterTheServerForgotIt() {
 		RateLimiter limiter = limiter("flushed", RateLimiterSettings.builder().window(3, Duration.ofHours(1)));
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
