@@ -11,6 +11,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "unknown")
 
 FORKS=${FORKS:-1}
 WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-2}
@@ -40,5 +41,5 @@ fi
 
 java -cp "$classpath" dev.resilience.benchmarks.RedisBenchmarkReport \
 	jmh="$results/redis-jmh.csv" commands="$results/redis-commands.csv" out=docs/benchmarks.md \
-	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'); whole run $(( $(date +%s) - start )) s"
+	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'); whole run $(( $(date +%s) - start )) s; load average (1, 5, 15 min) before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) cores"
 echo "Done in $(( $(date +%s) - start )) s"

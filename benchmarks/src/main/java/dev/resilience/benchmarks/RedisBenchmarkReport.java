@@ -52,7 +52,9 @@ public final class RedisBenchmarkReport {
 		for (String line : lines.subList(1, lines.size())) {
 			String[] cells = line.replace("\"", "").split(",");
 			String method = cells[0].substring(cells[0].lastIndexOf('.') + 1);
-			scores.put(method + "/" + cells[7] + "/" + cells[8], Double.parseDouble(cells[4]));
+			String id = method + "/" + cells[7] + "/" + cells[8];
+			scores.put(id, Double.parseDouble(cells[4]));
+			scores.put(id + "/error", Double.parseDouble(cells[5]));
 		}
 		return scores;
 	}
@@ -71,15 +73,17 @@ public final class RedisBenchmarkReport {
 		double oursPerDecision = perDecision(commands, "ours", 2);
 		md.append("| Exactly 1 command per decision | ours ").append(String.format(Locale.ROOT, "%.2f", oursPerDecision))
 			.append(" | ").append((oursPerDecision == 1.0) ? "**met**" : "**not met**").append(" |\n\n");
-		md.append("| Threads | Keys | ours (decisions/s) | Bucket4j (decisions/s) | ours ÷ Bucket4j |\n");
-		md.append("| ---: | ---: | ---: | ---: | ---: |\n");
+		md.append("| Threads | Keys | ours (decisions/s) | ± error | Bucket4j (decisions/s) | ± error | ours ÷ Bucket4j |\n");
+		md.append("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
 		for (String method : new String[] { "oneThread", "sixteenThreads" }) {
 			for (String keys : new String[] { "1", "10000" }) {
 				Double ours = scores.get(method + "/ours/" + keys);
 				Double bucket4j = scores.get(method + "/bucket4j/" + keys);
 				md.append("| ").append(method.equals("oneThread") ? "1" : "16").append(" | ")
 					.append(keys.equals("1") ? "1 (hot)" : "10,000").append(" | ").append(number(ours)).append(" | ")
-					.append(number(bucket4j)).append(" | ").append(format(ratio(scores, method, keys))).append(" |\n");
+					.append(number(scores.get(method + "/ours/" + keys + "/error"))).append(" | ").append(number(bucket4j))
+					.append(" | ").append(number(scores.get(method + "/bucket4j/" + keys + "/error"))).append(" | ")
+					.append(format(ratio(scores, method, keys))).append(" |\n");
 			}
 		}
 		md.append("\nCommands per decision (`RedisCommandCount`: commands the client sent, counted by Lettuce, ")
