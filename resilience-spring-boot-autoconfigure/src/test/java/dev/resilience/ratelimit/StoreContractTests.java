@@ -126,6 +126,19 @@ public abstract class StoreContractTests {
 	}
 
 	@Test
+	void quotasDescribeEachConstraint() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(1, 3, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(7, Duration.ofMinutes(90)));
+		assertThat(limiter.inspect("k").getQuotas()).containsExactly(
+				new Quota(Quota.Type.TOKEN_BUCKET, 1, Duration.ofNanos(333_333_334), 1, Duration.ZERO),
+				new Quota(Quota.Type.WINDOW, 7, Duration.ofMinutes(90), 7, Duration.ZERO));
+		RateLimiter even = limiter(RateLimiterSettings.builder()
+			.tokenBucket(5, 2, Duration.ofSeconds(1), RefillStrategy.INTERVAL));
+		assertThat(even.inspect("k").getQuotas().get(0).window()).isEqualTo(Duration.ofMillis(2500));
+	}
+
+	@Test
 	void costCountsInEveryConstraintAndTooLargeACostIsAnError() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY)

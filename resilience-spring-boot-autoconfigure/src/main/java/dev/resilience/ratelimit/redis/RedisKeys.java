@@ -1,5 +1,6 @@
 package dev.resilience.ratelimit.redis;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -79,9 +80,9 @@ final class RedisKeys {
 	/** The hash tag of a user's key: 32 hex digits. */
 	String tag(String key) {
 		MessageDigest digest = sha256();
+		// The name's length first: no two (name, key) pairs give the same bytes.
+		digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(this.limiterName.length()).array());
 		update(digest, this.limiterName);
-		digest.update((byte) 0);
-		digest.update((byte) 0);
 		update(digest, key);
 		byte[] hash = digest.digest();
 		return HEX.formatHex(hash, 0, 16);

@@ -2,6 +2,7 @@ package dev.resilience.ratelimit.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -121,9 +122,7 @@ final class ScriptArguments {
 
 	private byte[][] withSettings() {
 		byte[][] arguments = new byte[CALL_ARGUMENTS + this.settings.length][];
-		for (int i = 0; i < CALL_ARGUMENTS; i++) {
-			arguments[i] = ZERO;
-		}
+		Arrays.fill(arguments, 0, CALL_ARGUMENTS, ZERO);
 		System.arraycopy(this.settings, 0, arguments, CALL_ARGUMENTS, this.settings.length);
 		return arguments;
 	}

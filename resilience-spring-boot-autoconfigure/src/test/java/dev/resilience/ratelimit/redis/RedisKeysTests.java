@@ -71,6 +71,8 @@ class RedisKeysTests {
 			.withMessageContaining("resilience.redis.key-prefix");
 		assertThatIllegalArgumentException().isThrownBy(() -> RedisKeys.checkPrefix("a}b"))
 			.withMessageContaining("resilience.redis.key-prefix");
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisKeys.checkPrefix("{a"));
+		assertThatIllegalArgumentException().isThrownBy(() -> RedisKeys.checkPrefix("}a"));
 		RedisKeys.checkPrefix("fine:prefix:");
 	}
 

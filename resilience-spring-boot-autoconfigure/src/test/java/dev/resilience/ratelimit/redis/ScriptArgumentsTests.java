@@ -63,12 +63,18 @@ class ScriptArgumentsTests {
 		assertThat(ScriptArguments.micros(2000L)).isEqualTo(2);
 		assertThat(ScriptArguments.micros(2001L)).isEqualTo(3);
 		assertThat(ScriptArguments.micros(Long.MAX_VALUE)).isEqualTo(ScriptArguments.EXACT);
+		long limitSeconds = ScriptArguments.EXACT / 1_000_000;
+		assertThat(ScriptArguments.micros(Duration.ofSeconds(limitSeconds))).isEqualTo(ScriptArguments.EXACT);
+		assertThat(ScriptArguments.micros(Duration.ofSeconds(limitSeconds - 1))).isEqualTo((limitSeconds - 1) * 1_000_000);
+		assertThat(ScriptArguments.micros(ScriptArguments.EXACT * 1000)).isEqualTo(ScriptArguments.EXACT);
+		assertThat(ScriptArguments.micros(ScriptArguments.EXACT * 1000 - 1000)).isEqualTo(ScriptArguments.EXACT - 1);
 	}
 
 	@Test
 	void productsTheScriptFormsMustStayExact() {
 		long exact = ScriptArguments.EXACT;
 		assertThat(ScriptArguments.exceeds(1, exact - 1, 0)).isFalse();
+		assertThat(ScriptArguments.exceeds(0, 5, 0)).isFalse();
 		assertThat(ScriptArguments.exceeds(1, exact, 0)).isTrue();
 		assertThat(ScriptArguments.exceeds(1, exact - 1, 1)).isTrue();
 		assertThat(ScriptArguments.exceeds(2, exact / 2 - 1, 1)).isFalse();
