@@ -131,7 +131,27 @@ class RedisStoreFailureTests {
 			}
 			assertThat(limiter.checkStoreStatus().reachable()).isFalse();
 			assertThat(limiter.getStoreErrors()).isEqualTo(3);
+			// an interrupted caller is back at once, decided by the policy, still interrupted
+			Thread.currentThread().interrupt();
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			assertThat(limiter.checkStoreStatus()).isEqualTo(new StoreStatus(false, 4, "interrupted"));
+			assertThat(Thread.interrupted()).isTrue();
 		}
+	}
+
+	@Test
+	void storeAndReservationSayWhatTheyAre() {
+		RedisScriptRunner runner = RedisServer.shared().runner();
+		RedisRateLimitStore store = new RedisRateLimitStore("named", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(1, Duration.ofHours(1))
+			.build(), runner, "failure-" + System.nanoTime() + ":", Duration.ofSeconds(5));
+		assertThat(store).hasToString("RedisRateLimitStore[named]");
+		assertThat(store.getType()).isEqualTo("redis");
+		Reservation reservation = store.reserve("k", 1, 0);
+		assertThat(reservation.toString()).startsWith("Reservation[RateLimitDecision[limiter=named, key=k, permitted=true");
+		reservation.cancel();
 	}
 
 	@Test
