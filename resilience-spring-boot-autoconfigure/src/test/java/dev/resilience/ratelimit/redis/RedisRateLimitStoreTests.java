@@ -14,6 +14,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreContractTests;
 import dev.resilience.ratelimit.WindowAlgorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -77,6 +78,25 @@ class RedisRateLimitStoreTests {
 			assertThat(waited.getWaited()).isPositive();
 		}
 		assertThat(server.commandCalls("evalsha")).isEqualTo(2);
+	}
+
+	@Test
+	void callerWaitingForAReturnedPermitPollsAtMostEveryTenMilliseconds() throws InterruptedException {
+		RateLimiter limiter = limiter("polled", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofHours(1)));
+		Permit held = limiter.acquire("k", 1, Duration.ZERO);
+		server.cli("CONFIG", "RESETSTAT");
+		long start = System.nanoTime();
+		Thread returner = new Thread(() -> {
+			StoreContractTests.sleep(300);
+			held.close();
+		});
+		returner.start();
+		limiter.acquire("k", 1, Duration.ofSeconds(10)).close();
+		returner.join();
+		long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		// one decision per poll, plus the permit returned twice and the admitting decision
+		assertThat(server.commandCalls("evalsha"))
+			.isLessThanOrEqualTo(elapsedMillis / RedisRateLimitStore.PERMIT_POLL_MILLIS + 4);
 	}
 
 	@Test
