@@ -98,7 +98,24 @@ public final class RedisServer implements AutoCloseable {
 		catch (IOException ex) {
 			throw new IllegalStateException("Could not start " + command, ex);
 		}
+		watch(this.process.pid());
 		awaitPing();
+	}
+
+	/**
+	 * Kills the server when this JVM ends, even when nothing runs its shutdown hooks (a test JVM
+	 * killed by a timeout, as PIT does with its minions), so no server outlives its tests.
+	 */
+	private static void watch(long pid) {
+		long jvm = ProcessHandle.current().pid();
+		String script = "while kill -0 " + jvm + " 2>/dev/null && kill -0 " + pid + " 2>/dev/null; do sleep 1; done; kill -9 "
+				+ pid + " 2>/dev/null";
+		try {
+			new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).redirectOutput(new File("/dev/null")).start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
 	private static String executable() {
