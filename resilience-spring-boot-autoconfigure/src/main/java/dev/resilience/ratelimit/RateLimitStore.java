@@ -4,8 +4,10 @@ import java.util.OptionalLong;
 
 /**
  * Keeps the state of one rate limiter's keys and decides atomically over all of its
- * constraints. The starter ships the in-memory store; other stores plug in through a
- * {@link RateLimitStoreFactory}.
+ * constraints. The starter ships the in-memory store and the Redis store
+ * ({@link dev.resilience.ratelimit.redis.RedisRateLimitStore}); other stores plug in through a
+ * {@link RateLimitStoreFactory} (in a Spring application, a
+ * {@code dev.resilience.autoconfigure.ratelimit.RateLimitStoreRegistration} bean).
  */
 public interface RateLimitStore {
 
