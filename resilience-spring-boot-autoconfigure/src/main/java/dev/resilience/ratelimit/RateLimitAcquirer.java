@@ -47,19 +47,31 @@ final class RateLimitAcquirer {
 		if (requests.size() == 1) {
 			// The common case: admitted at once, nothing to coordinate.
 			RateLimitRequest request = requests.get(0);
+			long start = this.ticker.read();
 			Reservation reservation = request.limiter().reserve(request.key(), request.cost(), request.maxWait());
 			RateLimitDecision decision = reservation.getDecision();
 			if (decision.isPermitted() && decision.getWait().isZero()) {
 				publish(request.limiter(), decision);
 				return new Permit(List.of(reservation), Duration.ZERO);
 			}
-			if (!decision.isPermitted() && !decision.isConcurrencyLimited()) {
+			if (decision.isPermitted()) {
+				// The slot is this call's: wait for it, one decision in all (a remote store makes one
+				// round trip), and give it back if the wait is cut short.
+				Reservation[] taken = { reservation };
+				try {
+					sleep(decision.getWait().toNanos(), taken);
+				}
+				catch (RuntimeException ex) {
+					reservation.cancel();
+					throw ex;
+				}
+				return admit(requests, taken, start, false);
+			}
+			if (!decision.isConcurrencyLimited()) {
 				publish(request.limiter(), decision);
 				throw new RateLimitExceededException(decision);
 			}
-			// A wait lies ahead: give the slot back and take it in the rounds below, which handle
-			// interrupts and returned permits.
-			reservation.cancel();
+			// Only a concurrency permit is missing: wait for one in the rounds below.
 		}
 		else {
 			checkDistinct(requests);

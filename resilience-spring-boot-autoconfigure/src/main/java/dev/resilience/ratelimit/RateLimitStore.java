@@ -4,8 +4,10 @@ import java.util.OptionalLong;
 
 /**
  * Keeps the state of one rate limiter's keys and decides atomically over all of its
- * constraints. The starter ships the in-memory store; other stores plug in through a
- * {@link RateLimitStoreFactory}.
+ * constraints. The starter ships the in-memory store and the Redis store
+ * ({@link dev.resilience.ratelimit.redis.RedisRateLimitStore}); other stores plug in through a
+ * {@link RateLimitStoreFactory} (in a Spring application, a
+ * {@code dev.resilience.autoconfigure.ratelimit.RateLimitStoreRegistration} bean).
  */
 public interface RateLimitStore {
 
@@ -66,6 +68,24 @@ public interface RateLimitStore {
 	 */
 	default OptionalLong keyCount() {
 		return OptionalLong.empty();
+	}
+
+	/**
+	 * Checks whether the store is reachable; a remote store asks its server, within its decision
+	 * timeout.
+	 * @return the store's status
+	 */
+	default StoreStatus checkStatus() {
+		return StoreStatus.LOCAL;
+	}
+
+	/**
+	 * Returns how many store operations failed so far (each one decided by the limiter's
+	 * {@link RateLimiterSettings#onStoreFailure()}).
+	 * @return the number of failures
+	 */
+	default long errorCount() {
+		return 0;
 	}
 
 }

@@ -96,4 +96,16 @@ public sealed interface RateLimiter permits StoreRateLimiter {
 	 */
 	OptionalLong getKeyCount();
 
+	/**
+	 * Checks whether the limiter's store is reachable; a remote store asks its server.
+	 * @return the store's status
+	 */
+	StoreStatus checkStoreStatus();
+
+	/**
+	 * Returns how many operations of the limiter's store failed so far.
+	 * @return the number of failures
+	 */
+	long getStoreErrors();
+
 }

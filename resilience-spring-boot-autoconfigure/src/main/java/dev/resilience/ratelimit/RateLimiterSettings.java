@@ -20,9 +20,11 @@ import org.jspecify.annotations.Nullable;
  * @param maxWait how long a caller may wait for a permit, zero to reject at once
  * @param maxKeys the most keys a store that keeps them in this JVM holds; beyond it the least
  * recently used are forgotten (and start full again)
+ * @param onStoreFailure what a remote store decides when it cannot reach its server in time
  */
 public record RateLimiterSettings(String store, @Nullable TokenBucketSettings tokenBucket, List<WindowSettings> windows,
-		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait, long maxKeys) {
+		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait, long maxKeys,
+		StoreFailurePolicy onStoreFailure) {
 
 	/** The store kept in this JVM's memory. */
 	public static final String MEMORY_STORE = "memory";
@@ -40,6 +42,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 	 * @param leaseTimeout see the record component
 	 * @param maxWait see the record component
 	 * @param maxKeys see the record component
+	 * @param onStoreFailure see the record component
 	 * @throws IllegalArgumentException if a value is out of range, two windows have the same
 	 * period, or there is no constraint
 	 */
@@ -48,6 +51,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		Objects.requireNonNull(windowAlgorithm, "windowAlgorithm");
 		Objects.requireNonNull(leaseTimeout, "leaseTimeout");
 		Objects.requireNonNull(maxWait, "maxWait");
+		Objects.requireNonNull(onStoreFailure, "onStoreFailure");
 		windows = List.copyOf(windows);
 		if (maxConcurrent < 0) {
 			throw new IllegalArgumentException("max-concurrent must be 0 (unlimited) or positive but was " + maxConcurrent);
@@ -78,7 +82,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 
 	/**
 	 * Returns a builder with the defaults: memory store, exact windows, no concurrency limit,
-	 * a one-minute lease timeout, no waiting and at most {@value #DEFAULT_MAX_KEYS} keys.
+	 * a one-minute lease timeout, no waiting, at most {@value #DEFAULT_MAX_KEYS} keys and
+	 * {@link StoreFailurePolicy#FAIL_OPEN fail-open}.
 	 * @return a new builder
 	 */
 	public static Builder builder() {
@@ -134,6 +139,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		private Duration maxWait = Duration.ZERO;
 
 		private long maxKeys = DEFAULT_MAX_KEYS;
+
+		private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL_OPEN;
 
 		private Builder() {
 		}
@@ -218,13 +225,23 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		}
 
 		/**
+		 * Sets what a remote store decides when it cannot reach its server in time.
+		 * @param onStoreFailure admit or reject
+		 * @return this builder
+		 */
+		public Builder onStoreFailure(StoreFailurePolicy onStoreFailure) {
+			this.onStoreFailure = Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value is out of range or there is no constraint
 		 */
 		public RateLimiterSettings build() {
 			return new RateLimiterSettings(this.store, this.tokenBucket, this.windows, this.windowAlgorithm,
-					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys);
+					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys, this.onStoreFailure);
 		}
 
 	}

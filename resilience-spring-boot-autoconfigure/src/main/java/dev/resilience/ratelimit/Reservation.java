@@ -29,4 +29,14 @@ public interface Reservation {
 	 */
 	void release();
 
+	/**
+	 * Returns a reservation that holds nothing to give back or return: for a rejected call, or one
+	 * admitted without keeping any state (a store that decided by its failure policy).
+	 * @param decision the decision
+	 * @return the reservation
+	 */
+	static Reservation settled(RateLimitDecision decision) {
+		return new SettledReservation(decision);
+	}
+
 }

@@ -63,7 +63,7 @@ final class StoreRateLimiter implements RateLimiter {
 			if (!decision.isPermitted()) {
 				throw new RateLimitExceededException(decision);
 			}
-			return new Permit(List.of(new Admitted(decision)), Duration.ZERO);
+			return new Permit(List.of(Reservation.settled(decision)), Duration.ZERO);
 		}
 		return this.acquirer.acquire(List.of(new RateLimitRequest(this, key, cost, maxWait)));
 	}
@@ -94,6 +94,16 @@ final class StoreRateLimiter implements RateLimiter {
 		return this.store.keyCount();
 	}
 
+	@Override
+	public StoreStatus checkStoreStatus() {
+		return this.store.checkStatus();
+	}
+
+	@Override
+	public long getStoreErrors() {
+		return this.store.errorCount();
+	}
+
 	private void checkCost(int cost) {
 		if (cost > 0 && cost <= this.maxCost) {
 			return; // the usual case, without walking the settings
@@ -109,24 +119,6 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public String toString() {
 		return "RateLimiter[" + this.name + ", store=" + this.store.getType() + "]";
-	}
-
-	/** A call admitted at once that holds no permit: there is nothing to return when it ends. */
-	private record Admitted(RateLimitDecision decision) implements Reservation {
-
-		@Override
-		public RateLimitDecision getDecision() {
-			return this.decision;
-		}
-
-		@Override
-		public void cancel() {
-		}
-
-		@Override
-		public void release() {
-		}
-
 	}
 
 }

@@ -1,5 +1,8 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.util.LinkedHashSet;
+import java.util.Set;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -18,6 +21,7 @@ import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
 
 /**
  * Auto-configuration of rate limiting: the {@link RateLimiterRegistry} built from
@@ -29,10 +33,23 @@ public final class RateLimiterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiterRegistry resilienceRateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
-			ObjectProvider<RateLimitListener> listeners) {
+			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores) {
 		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder().ticker(ticker).sleeper(sleeper);
 		listeners.orderedStream().forEach(builder::listener);
-		properties.getRateLimiters().forEach((name, limiter) -> builder.limiter(name, limiter.toSettings(name)));
+		Set<String> types = new LinkedHashSet<>(Set.of(RateLimiterSettings.MEMORY_STORE));
+		stores.orderedStream().forEach((store) -> {
+			builder.store(store.type(), store.factory());
+			types.add(store.type());
+		});
+		properties.getRateLimiters().forEach((name, limiter) -> {
+			if (!types.contains(limiter.getStore().id())) {
+				// Only a store from an optional library can be missing: redis.
+				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is " + limiter.getStore().id()
+						+ ", which needs Spring Data Redis with Lettuce (spring-boot-starter-data-redis) and its "
+						+ "LettuceConnectionFactory; the stores available here are " + types);
+			}
+			builder.limiter(name, limiter.toSettings(name));
+		});
 		return builder.build();
 	}
 

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.WindowAlgorithm;
 
 /**
@@ -58,6 +59,12 @@ public class RateLimiterProperties {
 	 * (and start full again).
 	 */
 	private long maxKeys = 1_000_000;
+
+	/**
+	 * What a remote store (redis) decides when its server does not answer within
+	 * resilience.redis.decision-timeout: fail-open admits the call, fail-closed rejects it.
+	 */
+	private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL_OPEN;
 
 	/**
 	 * Returns {@code store}.
@@ -188,6 +195,22 @@ public class RateLimiterProperties {
 	}
 
 	/**
+	 * Returns {@code on-store-failure}.
+	 * @return the value
+	 */
+	public StoreFailurePolicy getOnStoreFailure() {
+		return this.onStoreFailure;
+	}
+
+	/**
+	 * Sets {@code on-store-failure}.
+	 * @param onStoreFailure the value
+	 */
+	public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
+		this.onStoreFailure = onStoreFailure;
+	}
+
+	/**
 	 * Maps these properties to the settings of the limiter.
 	 * @param name the limiter's name, for error messages
 	 * @return the settings
@@ -203,7 +226,8 @@ public class RateLimiterProperties {
 			.windowAlgorithm(this.windowAlgorithm)
 			.maxConcurrent(this.maxConcurrent, this.leaseTimeout)
 			.maxWait(this.maxWait)
-			.maxKeys(this.maxKeys);
+			.maxKeys(this.maxKeys)
+			.onStoreFailure(this.onStoreFailure);
 		TokenBucket bucket = this.tokenBucket;
 		if (bucket != null) {
 			if (bucket.refillTokens == null) {
@@ -246,7 +270,13 @@ public class RateLimiterProperties {
 		/**
 		 * In this JVM's memory; each application instance limits on its own.
 		 */
-		MEMORY(RateLimiterSettings.MEMORY_STORE);
+		MEMORY(RateLimiterSettings.MEMORY_STORE),
+
+		/**
+		 * In Redis, through Spring Data Redis (Lettuce) as configured by spring.data.redis.*: every
+		 * application instance using that Redis shares the limit.
+		 */
+		REDIS("redis");
 
 		private final String id;
 
@@ -254,7 +284,11 @@ public class RateLimiterProperties {
 			this.id = id;
 		}
 
-		String id() {
+		/**
+		 * Returns the store type, as {@code RateLimiterSettings#store()} names it.
+		 * @return the store type
+		 */
+		public String id() {
 			return this.id;
 		}
 

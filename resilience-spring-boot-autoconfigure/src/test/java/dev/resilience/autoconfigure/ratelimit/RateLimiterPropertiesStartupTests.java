@@ -194,9 +194,21 @@ class RateLimiterPropertiesStartupTests {
 	}
 
 	@Test
-	void runWhenStoreIsRedisShouldFailNamingTheProperty() {
+	void runWhenStoreIsRedisWithoutARedisConnectionShouldFailNamingTheProperty() {
 		this.contextRunner
 			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.store=redis")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.anySatisfy((message) -> assertThat(message)
+						.startsWith("resilience.rate-limiters.x.store is redis, which needs Spring Data Redis"));
+			});
+	}
+
+	@Test
+	void runWhenStoreIsUnknownShouldFailNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.store=disk")
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(Failures.messages(context.getStartupFailure()))

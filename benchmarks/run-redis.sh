@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs the Redis benchmarks and writes their section of docs/benchmarks.md (the rest of the file
+# is benchmarks/run.sh's; this replaces only what lies between the redis markers, or appends it).
+#
+#   benchmarks/run-redis.sh
+#
+# Needs redis-server and redis-cli on the PATH: each benchmark starts its own server on a free
+# port. JMH settings as for run.sh: FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s),
+# ITERATIONS (3), TIME (2s); DECISIONS (20000) for the command count. About two minutes.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+load_before=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "unknown")
+
+FORKS=${FORKS:-1}
+WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-2}
+WARMUP_TIME=${WARMUP_TIME:-2s}
+ITERATIONS=${ITERATIONS:-3}
+TIME=${TIME:-2s}
+DECISIONS=${DECISIONS:-20000}
+
+./mvnw -B -q -pl benchmarks -am package -DskipTests
+
+classpath="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
+results=benchmarks/target/results
+mkdir -p "$results"
+rm -f "$results"/redis-jmh.csv "$results"/redis-commands.csv
+
+echo "Counting Redis commands per decision"
+java -cp "$classpath" dev.resilience.benchmarks.RedisCommandCount "$DECISIONS" "$results/redis-commands.csv"
+
+echo "Running JMH (log: $results/redis-jmh.log)"
+java -cp "$classpath" org.openjdk.jmh.Main RedisBenchmark \
+	-f "$FORKS" -wi "$WARMUP_ITERATIONS" -w "$WARMUP_TIME" -i "$ITERATIONS" -r "$TIME" \
+	-rf csv -rff "$results/redis-jmh.csv" | tee "$results/redis-jmh.log" | grep -E '^(# Run progress|Benchmark |RedisBenchmark\.)' || true
+if [[ ! -s "$results/redis-jmh.csv" ]]; then
+	echo "JMH wrote no results; see $results/redis-jmh.log" >&2
+	exit 1
+fi
+
+java -cp "$classpath" dev.resilience.benchmarks.RedisBenchmarkReport \
+	jmh="$results/redis-jmh.csv" commands="$results/redis-commands.csv" out=docs/benchmarks.md \
+	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'); whole run $(( $(date +%s) - start )) s; load average (1, 5, 15 min) before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) cores"
+echo "Done in $(( $(date +%s) - start )) s"

@@ -1,0 +1,234 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import dev.resilience.autoconfigure.Failures;
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.actuate.ResilienceHealthAutoConfiguration;
+import dev.resilience.autoconfigure.actuate.ResilienceHealthIndicator;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.redis.RedisServer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests for {@link RateLimiterRedisAutoConfiguration}, against a real Redis the tests start.
+ */
+class RateLimiterRedisAutoConfigurationTests {
+
+	private static final RedisServer server = RedisServer.shared();
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, ResilienceAutoConfiguration.class,
+				RateLimiterRedisAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+				RateLimiterMetricsAutoConfiguration.class, ResilienceHealthAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port(),
+				"resilience.redis.key-prefix=autoconfig-" + System.nanoTime() + ":",
+				// the first decision of a context opens its connection: time enough on a busy machine
+				"resilience.redis.decision-timeout=5s");
+
+	@Test
+	void runWhenLimiterUsesRedisShouldDecideThereAndReportUp() {
+		this.contextRunner.withPropertyValues(shared("partner", 3)).run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			assertThat(limiter.getStoreType()).isEqualTo("redis");
+			List<Boolean> outcomes = new ArrayList<>();
+			for (int i = 0; i < 4; i++) {
+				outcomes.add(limiter.tryAcquire("k", 1).isPermitted());
+			}
+			assertThat(outcomes).containsExactly(true, true, true, false);
+			Health health = context.getBean(ResilienceHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails().get("rateLimiters")).isEqualTo(
+					Map.of("partner", Map.of("store", "redis", "status", "UP", "errors", 0L)));
+		});
+	}
+
+	@Test
+	void runWhenTwoInstancesShareAWindowShouldAdmitExactlyItsLimitBetweenThem() {
+		int limit = 150;
+		String[] properties = shared("shared", limit);
+		// Fail-closed and a timeout long enough for a busy machine: any failure shows as too few.
+		ApplicationContextRunner runner = this.contextRunner.withPropertyValues(properties)
+			.withPropertyValues("resilience.rate-limiters.shared.on-store-failure=fail-closed");
+		runner.run((first) -> runner
+			.withPropertyValues("resilience.redis.key-prefix=" + first.getEnvironment().getProperty("resilience.redis.key-prefix"))
+			.run((second) -> {
+				RateLimiter one = first.getBean(RateLimiterRegistry.class).get("shared");
+				RateLimiter two = second.getBean(RateLimiterRegistry.class).get("shared");
+				assertThat(one.checkStoreStatus().reachable()).isTrue();
+				assertThat(two.checkStoreStatus().reachable()).isTrue();
+				AtomicInteger admitted = new AtomicInteger();
+				CountDownLatch start = new CountDownLatch(1);
+				List<Thread> threads = new ArrayList<>();
+				for (int t = 0; t < 32; t++) {
+					RateLimiter limiter = (t % 2 == 0) ? one : two;
+					Thread thread = new Thread(() -> {
+						await(start);
+						for (int i = 0; i < 20; i++) {
+							if (limiter.tryAcquire("tenant", 1).isPermitted()) {
+								admitted.incrementAndGet();
+							}
+						}
+					});
+					thread.start();
+					threads.add(thread);
+				}
+				start.countDown();
+				for (Thread thread : threads) {
+					thread.join();
+				}
+				assertThat(admitted).hasValue(limit);
+				assertThat(one.getStoreErrors() + two.getStoreErrors()).isZero();
+			}));
+	}
+
+	@Test
+	void runWithOnlyInMemoryLimitersShouldNeverContactRedis() throws IOException {
+		try (CountingServer fake = new CountingServer()) {
+			this.contextRunner
+				.withPropertyValues("spring.data.redis.port=" + fake.port(), "resilience.rate-limiters.local.max-concurrent=1")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					context.getBean(RateLimiterRegistry.class).get("local").acquire("k", 1).close();
+					assertThat(context.getBean(ResilienceHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
+				});
+			assertThat(fake.accepted()).isZero();
+		}
+	}
+
+	@Test
+	void runWhenRedisIsDownShouldStartAndFollowOnStoreFailure() throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			closedPort = socket.getLocalPort();
+		}
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.decision-timeout=200ms")
+			.withPropertyValues(shared("open", 1))
+			.withPropertyValues(shared("closed", 1))
+			.withPropertyValues("resilience.rate-limiters.closed.on-store-failure=fail-closed")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				for (int i = 0; i < 3; i++) {
+					assertThat(registry.get("open").tryAcquire("k", 1).isPermitted()).isTrue();
+					RateLimitDecision closed = registry.get("closed").tryAcquire("k", 1);
+					assertThat(closed.isPermitted()).isFalse();
+					assertThat(closed.getRetryAfter()).isEqualTo(Duration.ofSeconds(1));
+				}
+				assertThat(context.getBean(MeterRegistry.class)
+					.get(RateLimiterKeyGauges.STORE_ERRORS)
+					.tags("name", "open", "store", "redis")
+					.functionCounter()
+					.count()).isEqualTo(3.0);
+				Health health = context.getBean(ResilienceHealthIndicator.class).health();
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails().get("rateLimiters")).asInstanceOf(
+						org.assertj.core.api.InstanceOfAssertFactories.MAP).containsKeys("open", "closed");
+			});
+	}
+
+	@Test
+	void runWhenKeyPrefixHoldsABraceShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues(shared("partner", 1))
+			.withPropertyValues("resilience.redis.key-prefix=app{1}:")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.anySatisfy((message) -> assertThat(message).startsWith("resilience.redis.key-prefix must not contain"));
+			});
+	}
+
+	@Test
+	void runWithoutSpringDataRedisShouldFailNamingTheStoreProperty() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class))
+			.withPropertyValues(shared("partner", 1))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.anySatisfy((message) -> assertThat(message)
+						.startsWith("resilience.rate-limiters.partner.store is redis, which needs Spring Data Redis"));
+			});
+	}
+
+	private static String[] shared(String name, int limit) {
+		return new String[] { "resilience.rate-limiters." + name + ".store=redis",
+				"resilience.rate-limiters." + name + ".windows[0].limit=" + limit,
+				"resilience.rate-limiters." + name + ".windows[0].period=1h" };
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			latch.await();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Listens on a free port and counts the connections made to it. */
+	private static final class CountingServer implements AutoCloseable {
+
+		private final ServerSocket socket = new ServerSocket(0);
+
+		private final AtomicInteger accepted = new AtomicInteger();
+
+		CountingServer() throws IOException {
+			Thread acceptor = new Thread(() -> {
+				while (true) {
+					try (Socket connection = this.socket.accept()) {
+						this.accepted.incrementAndGet();
+					}
+					catch (SocketException ex) {
+						return;
+					}
+					catch (IOException ex) {
+						// keep counting
+					}
+				}
+			});
+			acceptor.setDaemon(true);
+			acceptor.start();
+		}
+
+		int port() {
+			return this.socket.getLocalPort();
+		}
+
+		int accepted() {
+			return this.accepted.get();
+		}
+
+		@Override
+		public void close() throws IOException {
+			this.socket.close();
+		}
+
+	}
+
+}

@@ -1,0 +1,23 @@
+package dev.resilience.ratelimit.redis;
+
+import java.time.Duration;
+
+import dev.resilience.ratelimit.RateLimitStoreFactory;
+import dev.resilience.ratelimit.StoreContractTests;
+
+/** The store contract, kept by the Redis store on a cluster of three masters. */
+class RedisClusterStoreContractTests extends StoreContractTests {
+
+	private static final RedisScriptRunner runner = RedisServer.Cluster.shared().runner();
+
+	@Override
+	protected String storeType() {
+		return RedisRateLimitStore.TYPE;
+	}
+
+	@Override
+	protected RateLimitStoreFactory storeFactory() {
+		return RedisServer.stores(runner, "test:", Duration.ofSeconds(2));
+	}
+
+}

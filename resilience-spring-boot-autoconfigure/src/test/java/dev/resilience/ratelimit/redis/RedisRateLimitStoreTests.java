@@ -1,0 +1,167 @@
+package dev.resilience.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreContractTests;
+import dev.resilience.ratelimit.WindowAlgorithm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What only the Redis store promises: one command per decision, expiring keys, late commands ignored. */
+class RedisRateLimitStoreTests {
+
+	private static final RedisServer server = RedisServer.shared();
+
+	private static final RedisScriptRunner runner = server.runner();
+
+	private final String prefix = "store-test-" + System.nanoTime() + ":";
+
+	private RateLimiter limiter(String name, RateLimiterSettings.Builder settings) {
+		return RateLimiterRegistry.builder()
+			.store(RedisRateLimitStore.TYPE, RedisServer.stores(runner, this.prefix, Duration.ofSeconds(2)))
+			.limiter(name, settings.store(RedisRateLimitStore.TYPE).build())
+			.build()
+			.get(name);
+	}
+
+	@Test
+	void everyDecisionIsOneScriptCallWhateverTheConstraints() {
+		RateLimiter everything = limiter("everything", RateLimiterSettings.builder()
+			.tokenBucket(1000, 1000, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
+			.window(1000, Duration.ofSeconds(10))
+			.window(2000, Duration.ofMinutes(1))
+			.maxConcurrent(50, Duration.ofMinutes(1)));
+		RateLimiter counters = limiter("counters", RateLimiterSettings.builder()
+			.window(1000, Duration.ofSeconds(10))
+			.window(2000, Duration.ofMinutes(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER));
+		counters.tryAcquire("warm", 1);
+		server.cli("CONFIG", "RESETSTAT");
+		for (int i = 0; i < 40; i++) {
+			counters.tryAcquire("k" + (i % 3), 1);
+		}
+		assertThat(server.commandCalls("evalsha")).isEqualTo(40);
+		for (int i = 0; i < 30; i++) {
+			Reservation reservation = everything.reserve("k" + (i % 3), 1, Duration.ZERO);
+			assertThat(reservation.getDecision().isPermitted()).isTrue();
+		}
+		assertThat(server.commandCalls("evalsha")).isEqualTo(70);
+		// returning the permit is one more command, and only for limiters with max-concurrent
+		try (Permit permit = everything.acquire("k", 1, Duration.ZERO)) {
+			assertThat(permit.getDecisions()).hasSize(1);
+		}
+		assertThat(server.commandCalls("evalsha")).isEqualTo(72);
+		assertThat(server.commandCalls("eval")).isZero();
+	}
+
+	@Test
+	void callThatWaitsForItsSlotIsStillOneDecision() {
+		RateLimiter limiter = limiter("waiting", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofMillis(200), RefillStrategy.GREEDY)
+			.maxWait(Duration.ofSeconds(1)));
+		limiter.tryAcquire("warm", 1);
+		server.cli("CONFIG", "RESETSTAT");
+		limiter.acquire("k", 1).close();
+		try (Permit waited = limiter.acquire("k", 1)) {
+			assertThat(waited.getWaited()).isPositive();
+		}
+		assertThat(server.commandCalls("evalsha")).isEqualTo(2);
+	}
+
+	@Test
+	void callerWaitingForAReturnedPermitPollsAtMostEveryTenMilliseconds() throws InterruptedException {
+		RateLimiter limiter = limiter("polled", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofHours(1)));
+		Permit held = limiter.acquire("k", 1, Duration.ZERO);
+		server.cli("CONFIG", "RESETSTAT");
+		long start = System.nanoTime();
+		Thread returner = new Thread(() -> {
+			StoreContractTests.sleep(300);
+			held.close();
+		});
+		returner.start();
+		limiter.acquire("k", 1, Duration.ofSeconds(10)).close();
+		returner.join();
+		long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		// one decision per poll, plus the permit returned twice and the admitting decision
+		assertThat(server.commandCalls("evalsha"))
+			.isLessThanOrEqualTo(elapsedMillis / RedisRateLimitStore.PERMIT_POLL_MILLIS + 4);
+	}
+
+	@Test
+	void scriptIsLoadedAgainAfterTheServerForgotIt() {
+		RateLimiter limiter = limiter("flushed", RateLimiterSettings.builder().window(3, Duration.ofHours(1)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		server.cli("SCRIPT", "FLUSH");
+		server.cli("CONFIG", "RESETSTAT");
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		assertThat(server.commandCalls("eval")).isEqualTo(1);
+		assertThat(server.commandCalls("evalsha")).isEqualTo(3);
+	}
+
+	@Test
+	void everyKeyExpiresOnceItIsBackToANewKeysState() throws Exception {
+		RateLimiter limiter = limiter("expiring", RateLimiterSettings.builder()
+			.tokenBucket(10, 10, Duration.ofSeconds(10), RefillStrategy.GREEDY)
+			.window(5, Duration.ofSeconds(30))
+			.maxConcurrent(3, Duration.ofSeconds(20)));
+		RateLimiter bucketOnly = limiter("bucket", RateLimiterSettings.builder()
+			.tokenBucket(10, 10, Duration.ofSeconds(10), RefillStrategy.GREEDY));
+		for (int i = 0; i < 100; i++) {
+			limiter.acquire("user-" + i, 1, Duration.ZERO);
+			bucketOnly.tryAcquire("user-" + i, 2);
+		}
+		List<String> keys = List.of(server.cli("--scan", "--pattern", this.prefix + "*").split("\n"));
+		assertThat(keys).hasSize(100 * 3 + 100);
+		RedisClusterAsyncCommands<byte[], byte[]> commands = server.connect();
+		for (String key : keys) {
+			long ttl = commands.pttl(key.getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+			assertThat(ttl).as(key).isPositive();
+			if (key.startsWith(this.prefix + "bucket:")) {
+				// two tokens at one a second
+				assertThat(ttl).as(key).isLessThanOrEqualTo(2000);
+			}
+			else if (key.endsWith(":l")) {
+				assertThat(ttl).as(key).isLessThanOrEqualTo(20_000);
+			}
+			else {
+				assertThat(ttl).as(key).isLessThanOrEqualTo(30_000);
+			}
+		}
+	}
+
+	@Test
+	void keyWhoseStateIsBackToNewIsDeleted() {
+		RateLimiter limiter = limiter("returned", RateLimiterSettings.builder().maxConcurrent(2, Duration.ofMinutes(1)));
+		limiter.acquire("k", 1, Duration.ZERO).close();
+		assertThat(server.cli("--scan", "--pattern", this.prefix + "returned:*").trim()).isEmpty();
+	}
+
+	@Test
+	void decisionThatReachesTheServerAfterItsDeadlineChangesNothing() throws Exception {
+		RateLimiterSettings settings = RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.build();
+		RedisKeys keys = new RedisKeys(this.prefix, "late", settings);
+		ScriptArguments arguments = new ScriptArguments("late", settings);
+		List<?> reply = runner.run(keys.keys("k"), arguments.decide(true, 1, 0, 1),
+				System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
+		assertThat(server.cli("--scan", "--pattern", this.prefix + "late:*").trim()).isEmpty();
+	}
+
+}

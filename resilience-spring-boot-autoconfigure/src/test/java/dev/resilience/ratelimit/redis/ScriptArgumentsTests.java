@@ -1,0 +1,125 @@
+package dev.resilience.ratelimit.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.WindowAlgorithm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class ScriptArgumentsTests {
+
+	@Test
+	void settingsFollowTheCallArgumentsInTheScriptsOrder() {
+		ScriptArguments arguments = new ScriptArguments("n", RateLimiterSettings.builder()
+			.tokenBucket(50, 5, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
+			.window(25, Duration.ofSeconds(5))
+			.window(300, Duration.ofMillis(60_000))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.maxConcurrent(10, Duration.ofMinutes(1))
+			.build());
+		assertThat(strings(arguments.decide(true, 3, 250_000, 42))).containsExactly("d", "3", "250000", "42", "0", "0", "0",
+				"0", "0", "0", "0", "0", "50", "5", "1000000", "1", "1", "10", "60000000", "2", "25", "5000000", "300",
+				"60000000");
+	}
+
+	@Test
+	void noBucketAndExactWindowsAreZeroes() {
+		ScriptArguments arguments = new ScriptArguments("n",
+				RateLimiterSettings.builder().window(7, Duration.ofMillis(1500)).build());
+		assertThat(strings(arguments.decide(false, 1, 0, 0))).containsExactly("i", "1", "0", "0", "0", "0", "0", "0",
+				"0", "0", "0", "0", "0", "0", "0", "0", "0", "0", "60000000", "1", "7", "1500000");
+	}
+
+	@Test
+	void giveBackCarriesTheTicket() {
+		ScriptArguments arguments = new ScriptArguments("n",
+				RateLimiterSettings.builder().tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY).build());
+		ScriptArguments.Reply taken = new ScriptArguments.Reply(1, 1000, 20, 0, false, 0, 9, 4, 5, 900, 3, 1010,
+				new long[0]);
+		assertThat(strings(arguments.giveBack(taken, 2)).subList(0, 12)).containsExactly("g", "2", "0", "0", "9", "1020",
+				"5", "3", "1010", "5", "900", "4");
+		assertThat(strings(arguments.release(9)).subList(0, 6)).containsExactly("r", "0", "0", "0", "9", "0");
+		assertThat(strings(arguments.reset()).subList(0, 5)).containsExactly("x", "0", "0", "0", "0");
+	}
+
+	@Test
+	void durationsRoundUpToWholeMicroseconds() {
+		assertThat(ScriptArguments.micros(Duration.ofNanos(1))).isEqualTo(1);
+		assertThat(ScriptArguments.micros(Duration.ofNanos(1000))).isEqualTo(1);
+		assertThat(ScriptArguments.micros(Duration.ofNanos(1001))).isEqualTo(2);
+		assertThat(ScriptArguments.micros(Duration.ofSeconds(3, 999))).isEqualTo(3_000_001);
+		assertThat(ScriptArguments.micros(Duration.ZERO)).isZero();
+		assertThat(ScriptArguments.micros(Duration.ofDays(365L * 1000 * 1000))).isEqualTo(ScriptArguments.EXACT);
+		assertThat(ScriptArguments.micros(0L)).isZero();
+		assertThat(ScriptArguments.micros(1L)).isEqualTo(1);
+		assertThat(ScriptArguments.micros(2000L)).isEqualTo(2);
+		assertThat(ScriptArguments.micros(2001L)).isEqualTo(3);
+		assertThat(ScriptArguments.micros(Long.MAX_VALUE)).isEqualTo(ScriptArguments.EXACT);
+		long limitSeconds = ScriptArguments.EXACT / 1_000_000;
+		assertThat(ScriptArguments.micros(Duration.ofSeconds(limitSeconds))).isEqualTo(ScriptArguments.EXACT);
+		assertThat(ScriptArguments.micros(Duration.ofSeconds(limitSeconds - 1))).isEqualTo((limitSeconds - 1) * 1_000_000);
+		assertThat(ScriptArguments.micros(ScriptArguments.EXACT * 1000)).isEqualTo(ScriptArguments.EXACT);
+		assertThat(ScriptArguments.micros(ScriptArguments.EXACT * 1000 - 1000)).isEqualTo(ScriptArguments.EXACT - 1);
+	}
+
+	@Test
+	void productsTheScriptFormsMustStayExact() {
+		long exact = ScriptArguments.EXACT;
+		assertThat(ScriptArguments.exceeds(1, exact - 1, 0)).isFalse();
+		assertThat(ScriptArguments.exceeds(0, 5, 0)).isFalse();
+		assertThat(ScriptArguments.exceeds(1, exact, 0)).isTrue();
+		assertThat(ScriptArguments.exceeds(1, exact - 1, 1)).isTrue();
+		assertThat(ScriptArguments.exceeds(2, exact / 2 - 1, 1)).isFalse();
+		assertThat(ScriptArguments.exceeds(1L << 32, 1L << 32, 0)).isTrue();
+		assertThat(ScriptArguments.exceeds(Long.MAX_VALUE, 2, 0)).isTrue();
+		assertThat(ScriptArguments.exceeds(1L << 62, 2, 0)).isTrue();
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ScriptArguments("big", RateLimiterSettings.builder()
+				.tokenBucket(1_000_000_000, 1, Duration.ofDays(365), RefillStrategy.GREEDY)
+				.build()))
+			.withMessageStartingWith("resilience.rate-limiters.big.token-bucket:");
+		new ScriptArguments("fits", RateLimiterSettings.builder()
+			.tokenBucket(1_000_000, 1_000, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(1_000_000, Duration.ofHours(24))
+			.build());
+	}
+
+	@Test
+	void replyIsParsedByPosition() {
+		ScriptArguments.Reply reply = ScriptArguments.Reply
+			.parse(List.of(1L, 100L, 7L, 3L, 1L, 2L, 11L, 4L, 5L, 90L, 4L, 95L, 8L, 9L));
+		assertThat(reply).satisfies((parsed) -> {
+			assertThat(parsed.status()).isEqualTo(1);
+			assertThat(parsed.now()).isEqualTo(100);
+			assertThat(parsed.waitMicros()).isEqualTo(7);
+			assertThat(parsed.retryAfterMicros()).isEqualTo(3);
+			assertThat(parsed.concurrencyLimited()).isTrue();
+			assertThat(parsed.inFlight()).isEqualTo(2);
+			assertThat(parsed.sequence()).isEqualTo(11);
+			assertThat(parsed.bucketVersion()).isEqualTo(4);
+			assertThat(parsed.beforeTokens()).isEqualTo(5);
+			assertThat(parsed.beforeUpdated()).isEqualTo(90);
+			assertThat(parsed.afterTokens()).isEqualTo(4);
+			assertThat(parsed.afterUpdated()).isEqualTo(95);
+			assertThat(parsed.quotas()).containsExactly(8, 9);
+			assertThat(parsed.at()).isEqualTo(107);
+		});
+		ScriptArguments.Reply late = ScriptArguments.Reply.parse(List.of(-1L, 100L));
+		assertThat(late.status()).isEqualTo(-1);
+		assertThat(late.concurrencyLimited()).isFalse();
+		assertThat(late.quotas()).isEmpty();
+	}
+
+	private static List<String> strings(byte[][] arguments) {
+		return Arrays.stream(arguments).map((argument) -> new String(argument, StandardCharsets.US_ASCII)).toList();
+	}
+
+}
