@@ -125,7 +125,16 @@ public final class Retry {
 			}
 			catch (Throwable failure) {
 				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, failure);
-				if (!this.policy.retries(failure) || !retryIf.test(failure)) {
+				boolean retry;
+				try {
+					retry = this.policy.retries(failure) && retryIf.test(failure);
+				}
+				catch (RuntimeException conditionFailure) {
+					// The call's own failure is what the caller needs; the broken condition rides along.
+					failure.addSuppressed(conditionFailure);
+					retry = false;
+				}
+				if (!retry) {
 					throw end(attempts, RetryCallOutcome.of(false, attempts.size()), failure);
 				}
 				Stop stop = next(attempts, retryAfterOf(failure));
@@ -136,7 +145,16 @@ public final class Retry {
 				delayBefore = attempts.delay;
 				continue;
 			}
-			if (!retryIfResult.test(result)) {
+			boolean retryResult;
+			try {
+				retryResult = retryIfResult.test(result);
+			}
+			catch (RuntimeException conditionFailure) {
+				// No failure of the call to keep: the condition's is thrown, the call still ends.
+				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, conditionFailure);
+				throw end(attempts, RetryCallOutcome.of(false, attempts.size()), conditionFailure);
+			}
+			if (!retryResult) {
 				attempts.add(delayBefore, start, RetryAttempt.Outcome.RETURNED, null);
 				end(attempts, RetryCallOutcome.of(true, attempts.size()), null);
 				return result;

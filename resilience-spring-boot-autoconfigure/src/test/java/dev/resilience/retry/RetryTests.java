@@ -157,6 +157,32 @@ class RetryTests {
 	}
 
 	@Test
+	void aRetryIfThatThrowsKeepsTheCallsFailureAndEndsTheCall() {
+		IOException failure = new IOException("down");
+		IllegalStateException broken = new IllegalStateException("condition");
+		Throwable thrown = catchFailure(() -> retry(policy()).call(() -> {
+			throw failure;
+		}, (ex) -> {
+			throw broken;
+		}, (result) -> false));
+		assertThat(thrown).isSameAs(failure);
+		assertThat(thrown.getSuppressed()).containsExactly(broken);
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.events).containsExactly("test 1 FAILED", "test failed_without_retry after 1");
+	}
+
+	@Test
+	void aRetryIfResultThatThrowsEndsTheCallWithItsFailure() {
+		IllegalStateException broken = new IllegalStateException("condition");
+		Throwable thrown = catchFailure(() -> retry(policy()).call(() -> "value", (ex) -> true, (result) -> {
+			throw broken;
+		}));
+		assertThat(thrown).isSameAs(broken);
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.events).containsExactly("test 1 FAILED", "test failed_without_retry after 1");
+	}
+
+	@Test
 	void retryIfResultRetriesResultsAndThrowsTheExhaustionHoldingTheLast() {
 		AtomicInteger calls = new AtomicInteger();
 		Throwable thrown = catchFailure(

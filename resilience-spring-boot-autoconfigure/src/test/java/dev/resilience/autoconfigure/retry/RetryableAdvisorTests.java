@@ -167,6 +167,15 @@ class RetryableAdvisorTests {
 	}
 
 	@Test
+	void runShouldGiveTheFallbackTheCallsFailureWhenRetryIfThrows() {
+		this.contextRunner.run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			assertThat(client.brokenCondition("7")).isEqualTo("cached 7 after down 7, 1 suppressed");
+			assertThat(client.calls().get()).isEqualTo(1);
+		});
+	}
+
+	@Test
 	void runShouldRethrowWhatTheFallbackThrows() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
@@ -385,6 +394,13 @@ class RetryableAdvisorTests {
 		public String fallbackNotTaking(String id) {
 			this.calls.incrementAndGet();
 			throw new IllegalStateException("not io");
+		}
+
+		@Retryable(jitter = Jitter.NONE, maxRetries = 1, retryIf = "#exception.message.length() / 0 > 1",
+				fallbackMethod = "cached")
+		public String brokenCondition(String id) throws IOException {
+			this.calls.incrementAndGet();
+			throw new IOException("down " + id);
 		}
 
 		String cached(String id, IOException failure) {
