@@ -16,6 +16,7 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Causes;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.retry.Backoff;
@@ -41,7 +42,8 @@ import dev.resilience.retry.Backoff;
  * <b>Exceptions.</b> An exception of the supplier ends the poll as itself, unless
  * {@link PollSettings#ignoreExceptions()}: then it counts as an unmet attempt and is recorded in
  * the history. An exception of the predicate always ends the poll. {@link Error}s are never
- * ignored.
+ * ignored, nor an interruption ({@link Causes#isInterruption(Throwable)}): it sets the thread's
+ * interrupt flag again and ends the poll with a {@link CancellationException}.
  * <p>
  * A poller is immutable and thread safe; each {@code await} or {@code awaitAsync} is a poll of
  * its own.
@@ -139,6 +141,8 @@ public final class Poller<T> {
 	 * {@code pollOnce} of this poller
 	 * @return the new state
 	 * @throws IllegalStateException if the state is already over
+	 * @throws CancellationException when exceptions are ignored but the supplier's is an
+	 * interruption; the thread's interrupt flag is set again
 	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
 	 * the condition throws
 	 */
@@ -159,6 +163,11 @@ public final class Poller<T> {
 		catch (Exception ex) {
 			if (!this.settings.ignoreExceptions()) {
 				throw ex;
+			}
+			if (Causes.isInterruption(ex)) {
+				// Someone wants this thread to stop: ignoring that would poll on against their will.
+				Thread.currentThread().interrupt();
+				throw interrupted(number, ex);
 			}
 			ignored = ex;
 		}
@@ -205,8 +214,9 @@ public final class Poller<T> {
 	 * Polls on this thread, sleeping between attempts, until the condition is met.
 	 * @return the value that met the condition
 	 * @throws PollExhaustedException if the attempts ran out or the timeout came first
-	 * @throws CancellationException if the thread is interrupted while waiting between attempts;
-	 * its interrupt flag stays set and no further attempt is made
+	 * @throws CancellationException if the thread is interrupted while waiting between attempts or
+	 * before the next one, or an ignored exception of an attempt is an interruption; its interrupt
+	 * flag stays set and no further attempt is made
 	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
 	 * the condition throws
 	 */
@@ -218,14 +228,22 @@ public final class Poller<T> {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				CancellationException cancelled = new CancellationException(
-						"Polling was interrupted after " + state.getAttemptCount() + " attempts");
-				cancelled.initCause(ex);
-				throw cancelled;
+				throw interrupted(state.getAttemptCount(), ex);
+			}
+			// A zero delay does not sleep, so the flag is the only way to learn of an interrupt.
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(state.getAttemptCount(), null);
 			}
 			state = pollOnce(state);
 		}
 		return result(state);
+	}
+
+	private static CancellationException interrupted(int attempts, @Nullable Throwable cause) {
+		CancellationException cancelled = new CancellationException(
+				"Polling was interrupted after " + attempts + ((attempts == 1) ? " attempt" : " attempts"));
+		cancelled.initCause(cause);
+		return cancelled;
 	}
 
 	/**

@@ -1,5 +1,9 @@
 package dev.resilience.poll;
 
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -248,7 +252,7 @@ class PollerTests {
 
 		try {
 			assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
-				.withMessage("Polling was interrupted after 1 attempts")
+				.withMessage("Polling was interrupted after 1 attempt")
 				.withCauseInstanceOf(InterruptedException.class);
 			assertThat(Thread.currentThread().isInterrupted()).isTrue();
 		}
@@ -256,6 +260,69 @@ class PollerTests {
 			Thread.interrupted();
 		}
 		assertThat(calls).hasValue(1);
+		assertThat(this.ended).isEmpty();
+	}
+
+	@Test
+	void anIgnoredInterruptionEndsThePollAndKeepsTheFlag() {
+		List<Exception> interruptions = List.of(new IllegalStateException(new InterruptedException()),
+				new UncheckedIOException(new InterruptedIOException()),
+				new UncheckedIOException(new ClosedByInterruptException()));
+		for (Exception interruption : interruptions) {
+			AtomicInteger calls = new AtomicInteger();
+			Poller<String> poller = poller(() -> {
+				calls.incrementAndGet();
+				throw (RuntimeException) interruption;
+			}).ignoreExceptions(true).build();
+			try {
+				assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
+					.withMessage("Polling was interrupted after 1 attempt")
+					.withCause(interruption);
+				assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(calls).hasValue(1);
+		}
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.ended).isEmpty();
+	}
+
+	@Test
+	void anIgnoredSocketTimeoutIsNotAnInterruption() {
+		AtomicInteger calls = new AtomicInteger();
+		Poller<String> poller = poller(() -> {
+			if (calls.incrementAndGet() == 1) {
+				throw new UncheckedIOException(new SocketTimeoutException("slow"));
+			}
+			return "DONE";
+		}).ignoreExceptions(true).build();
+
+		assertThat(poller.await()).isEqualTo("DONE");
+		assertThat(Thread.currentThread().isInterrupted()).isFalse();
+	}
+
+	@Test
+	void anInterruptBeforeAZeroDelayAttemptStopsThePoll() {
+		AtomicInteger calls = new AtomicInteger();
+		Poller<String> poller = poller(() -> {
+			if (calls.incrementAndGet() == 2) {
+				Thread.currentThread().interrupt();
+			}
+			return null;
+		}).delay(Duration.ZERO).maxAttempts(5).build();
+
+		try {
+			assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
+				.withMessage("Polling was interrupted after 2 attempts")
+				.withNoCause();
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(calls).hasValue(2);
 		assertThat(this.ended).isEmpty();
 	}
 
