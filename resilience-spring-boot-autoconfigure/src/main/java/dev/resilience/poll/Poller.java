@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Causes;
+import dev.resilience.Durations;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.retry.Backoff;
@@ -261,7 +262,7 @@ public final class Poller<T> {
 	}
 
 	private static long nanos(PollState<?> state) {
-		return Objects.requireNonNull(state.nextDelay()).toNanos();
+		return Durations.saturatedNanos(Objects.requireNonNull(state.nextDelay()));
 	}
 
 	private T result(PollState<T> state) {

@@ -11,6 +11,7 @@ import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Durations;
 import dev.resilience.DurationText;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -177,17 +178,18 @@ public final class Retry {
 		if (Thread.currentThread().isInterrupted()) {
 			return new Stop(failed, "the thread was interrupted");
 		}
-		long delay = Durations.nanos(attempts.delays.next());
+		long delay = Durations.saturatedNanos(attempts.delays.next());
 		if (retryAfter != null) {
 			if (retryAfter.compareTo(this.policy.backoff().maxDelay()) > 0) {
 				return new Stop(failed, "Retry-After of " + retryAfter + " is beyond maxDelay "
 						+ this.policy.backoff().maxDelay());
 			}
-			delay = Math.max(delay, Durations.nanos(retryAfter));
+			delay = Math.max(delay, Durations.saturatedNanos(retryAfter));
 		}
 		Duration maxDuration = this.policy.maxDuration();
 		long elapsed = this.ticker.read() - attempts.start;
-		if (maxDuration != null && elapsed + delay > Durations.nanos(maxDuration)) {
+		// Subtracting cannot overflow where adding could: the delay may be saturated.
+		if (maxDuration != null && delay > Durations.saturatedNanos(maxDuration) - elapsed) {
 			return new Stop(failed, "a delay of " + Duration.ofNanos(delay) + " would end past maxDuration " + maxDuration);
 		}
 		if (this.budget != null && !this.budget.tryRetry()) {

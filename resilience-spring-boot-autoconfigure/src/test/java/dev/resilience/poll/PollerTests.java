@@ -327,6 +327,18 @@ class PollerTests {
 	}
 
 	@Test
+	void aDelayTooLongForNanosecondsIsSleptAsTheLongestSleep() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		List<Long> slept = new ArrayList<>();
+		Poller<String> poller = Poller.builder(values("", "DONE"), "DONE"::equals).delay(forever).maxDelay(forever)
+			.sleeper(slept::add)
+			.build();
+
+		assertThat(poller.await()).isEqualTo("DONE");
+		assertThat(slept).containsExactly(Long.MAX_VALUE);
+	}
+
+	@Test
 	void aFailingListenerDoesNotChangeTheOutcome() {
 		Poller<String> poller = poller(() -> "ready").listener((name, history) -> {
 			throw new IllegalStateException("listener broken");

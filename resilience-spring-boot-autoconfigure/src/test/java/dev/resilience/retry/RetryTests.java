@@ -223,6 +223,18 @@ class RetryTests {
 	}
 
 	@Test
+	void aDelayTooLongForNanosecondsStillStopsAtMaxDuration() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		Retry retry = retry(policy().delay(forever).maxDelay(forever).maxDuration(Duration.ofHours(1)));
+		Throwable thrown = catchFailure(retry, () -> {
+			this.ticker.advance(ms(1));
+			throw new IOException("down");
+		});
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(RetriesExhaustedException.of(thrown).getMessage()).contains("would end past maxDuration");
+	}
+
+	@Test
 	void maxDurationAllowsADelayEndingExactlyAtIt() {
 		Retry retry = retry(policy().maxRetries(1).maxDuration(ms(100)));
 		assertThat(attempts(retry, new IOException())).isEqualTo(2);
