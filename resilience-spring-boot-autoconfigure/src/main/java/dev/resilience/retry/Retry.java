@@ -181,8 +181,8 @@ public final class Retry {
 		long delay = Durations.saturatedNanos(attempts.delays.next());
 		if (retryAfter != null) {
 			if (retryAfter.compareTo(this.policy.backoff().maxDelay()) > 0) {
-				return new Stop(failed, "Retry-After of " + retryAfter + " is beyond maxDelay "
-						+ this.policy.backoff().maxDelay());
+				return new Stop(failed, "Retry-After of " + DurationText.of(retryAfter) + " is beyond maxDelay "
+						+ DurationText.of(this.policy.backoff().maxDelay()));
 			}
 			delay = Math.max(delay, Durations.saturatedNanos(retryAfter));
 		}
@@ -190,7 +190,8 @@ public final class Retry {
 		long elapsed = this.ticker.read() - attempts.start;
 		// Subtracting cannot overflow where adding could: the delay may be saturated.
 		if (maxDuration != null && delay > Durations.saturatedNanos(maxDuration) - elapsed) {
-			return new Stop(failed, "a delay of " + Duration.ofNanos(delay) + " would end past maxDuration " + maxDuration);
+			return new Stop(failed, "a delay of " + DurationText.of(Duration.ofNanos(delay)) + " would end past maxDuration "
+					+ DurationText.of(maxDuration));
 		}
 		if (this.budget != null && !this.budget.tryRetry()) {
 			return new Stop(RetryCallOutcome.FAILED_BUDGET_EXHAUSTED, "the retry budget is exhausted");

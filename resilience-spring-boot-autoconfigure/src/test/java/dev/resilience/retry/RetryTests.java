@@ -219,7 +219,7 @@ class RetryTests {
 		assertThat(calls).hasValue(3);
 		assertThat(this.ticker.sleeps()).containsExactly(ms(100), ms(200));
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.isEqualTo("Tried 3 times over 450ms; stopped because a delay of PT0.4S would end past maxDuration PT0.8S");
+			.isEqualTo("Tried 3 times over 450ms; stopped because a delay of 400ms would end past maxDuration 800ms");
 	}
 
 	@Test
@@ -262,7 +262,7 @@ class RetryTests {
 		});
 		assertThat(this.ticker.sleeps()).isEmpty();
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.endsWith("stopped because Retry-After of PT2S is beyond maxDelay PT1S");
+			.endsWith("stopped because Retry-After of 2s is beyond maxDelay 1s");
 		assertThat(this.events).endsWith("test failed_without_retry after 1");
 	}
 
