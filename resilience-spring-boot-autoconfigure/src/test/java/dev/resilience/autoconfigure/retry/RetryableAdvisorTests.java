@@ -176,6 +176,16 @@ class RetryableAdvisorTests {
 	}
 
 	@Test
+	void runShouldCallTheFallbackOverloadMostSpecificForTheFailure() {
+		this.contextRunner.run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			assertThat(client.overloaded(new FileNotFoundException("gone"))).isEqualTo("file gone");
+			assertThat(client.overloaded(new IOException("down"))).isEqualTo("io down");
+			assertThat(client.overloaded(new IllegalStateException("odd"))).isEqualTo("any odd");
+		});
+	}
+
+	@Test
 	void runShouldRethrowWhatTheFallbackThrows() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
@@ -401,6 +411,23 @@ class RetryableAdvisorTests {
 		public String brokenCondition(String id) throws IOException {
 			this.calls.incrementAndGet();
 			throw new IOException("down " + id);
+		}
+
+		@Retryable(maxRetries = 0, fallbackMethod = "recover")
+		public String overloaded(Exception failure) throws Exception {
+			throw failure;
+		}
+
+		String recover(Exception failure, Exception ex) {
+			return "any " + ex.getMessage();
+		}
+
+		String recover(Exception failure, FileNotFoundException ex) {
+			return "file " + ex.getMessage();
+		}
+
+		String recover(Exception failure, IOException ex) {
+			return "io " + ex.getMessage();
 		}
 
 		String cached(String id, IOException failure) {
