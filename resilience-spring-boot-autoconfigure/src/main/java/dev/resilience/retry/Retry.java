@@ -11,6 +11,7 @@ import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Causes;
 import dev.resilience.Durations;
 import dev.resilience.DurationText;
 import dev.resilience.Sleeper;
@@ -20,8 +21,8 @@ import dev.resilience.Ticker;
  * Runs calls under a {@link RetryPolicy}: after an attempt that fails with a retryable exception
  * (or returns a result to retry), waits the next of the policy's {@link RetryDelays}, at least
  * as long as the failure's {@link RetryAfter}, and tries again, until an attempt succeeds or
- * retrying ends. Retrying ends when the retries are used up; when the failure is an
- * {@link Error}, an {@link InterruptedException}, not of a kind the policy retries, or its
+ * retrying ends. Retrying ends when the retries are used up; when the failure is or wraps an
+ * {@link Error} or an {@link InterruptedException}, is not of a kind the policy retries, or its
  * condition says no (these are thrown as they are); when Retry-After asks for more than the
  * maximum delay; when the delay would end past the maximum duration; when the retry budget
  * has none left; or when the thread is interrupted, whose flag is then kept. Thread safe: one
@@ -208,7 +209,7 @@ public final class Retry {
 	}
 
 	private @Nullable Duration retryAfterOf(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : Causes.chain(failure)) {
 			Duration wait = this.retryAfter.of(cause);
 			if (wait != null) {
 				return wait;

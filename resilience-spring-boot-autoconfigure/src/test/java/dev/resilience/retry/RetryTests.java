@@ -138,6 +138,24 @@ class RetryTests {
 	}
 
 	@Test
+	void wrappedErrorsAndInterruptionsAreNeverRetried() {
+		Retry retry = retry(policy().retryOn(List.of(Exception.class)));
+		assertThat(attempts(retry, new IllegalStateException(new OutOfMemoryError()))).isEqualTo(1);
+		assertThat(attempts(retry, new IllegalStateException(new UncheckedIOException(new IOException(new InterruptedException())))))
+			.isEqualTo(1);
+		assertThat(attempts(retry, new IllegalStateException(new IOException()))).isEqualTo(4);
+	}
+
+	@Test
+	void aCycleOfCausesEndsTheSearch() {
+		IllegalStateException outer = new IllegalStateException();
+		IOException inner = new IOException(outer);
+		outer.initCause(inner);
+		assertThat(attempts(retry(policy().retryOn(List.of(IOException.class))), outer)).isEqualTo(4);
+		assertThat(attempts(retry(policy().noRetryOn(List.of(IOException.class))), outer)).isEqualTo(1);
+	}
+
+	@Test
 	void aFailureThatIsItsOwnCauseEndsTheSearch() {
 		Retry retry = retry(policy().retryOn(List.of(IOException.class)));
 		assertThat(attempts(retry, new SelfCaused())).isEqualTo(1);
