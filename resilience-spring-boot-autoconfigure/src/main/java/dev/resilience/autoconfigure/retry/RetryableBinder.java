@@ -56,9 +56,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
-		String retryName = name.isBlank() ? ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName()
-				: name;
-		return new RetryableMethod(this.registry.retry(retryName, policy),
+		return new RetryableMethod(this.registry.retry(AnnotationAttributeResolver.nameOrMethod(name, method, targetClass), policy),
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
 				fallback(annotation, method, targetClass, where));
@@ -70,12 +68,10 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		if (name.isBlank()) {
 			base = RetryPolicy.builder().build();
 		}
-		else if (this.registry.getNames().contains(name)) {
-			base = this.registry.getPolicy(name);
-		}
 		else {
-			throw new IllegalStateException(where + " names the retry policy '" + name
-					+ "', which is not configured; configured under resilience.retries are " + this.registry.getNames());
+			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the retry policy",
+					"resilience.retries");
+			base = this.registry.getPolicy(name);
 		}
 		RetryPolicy.Builder builder = base.toBuilder();
 		if (isSet(annotation, "maxRetries")) {

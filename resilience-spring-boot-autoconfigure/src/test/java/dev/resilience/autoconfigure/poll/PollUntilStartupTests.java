@@ -45,8 +45,8 @@ class PollUntilStartupTests {
 
 	@Test
 	void runWhenNameIsUnknownShouldFailListingConfiguredNames() {
-		assertFailure(UnknownNameClient.class, "@PollUntil on UnknownNameClient.status() names the poll settings 'exports'"
-				+ ", which are not configured; configured under resilience.polls are [export, report]");
+		assertFailure(UnknownNameClient.class, "@PollUntil on UnknownNameClient.status() names the poll configuration 'exports'"
+				+ ", which is not configured; configured under resilience.polls are [export, report]");
 	}
 
 	@Test
