@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Causes;
 import dev.resilience.Durations;
+import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.retry.Backoff;
@@ -200,15 +201,7 @@ public final class Poller<T> {
 			return;
 		}
 		PollHistory<T> history = state.getHistory();
-		for (PollListener listener : this.listeners) {
-			try {
-				listener.onPollEnded(this.name, history);
-			}
-			catch (RuntimeException ex) {
-				// A listener must not turn a finished poll into a failure.
-				logger.log(System.Logger.Level.WARNING, "Poll listener " + listener + " failed", ex);
-			}
-		}
+		Listeners.tell(this.listeners, (listener) -> listener.onPollEnded(this.name, history), logger, "Poll listener");
 	}
 
 	/**

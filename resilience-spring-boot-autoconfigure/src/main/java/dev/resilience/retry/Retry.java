@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Causes;
 import dev.resilience.Durations;
+import dev.resilience.Listeners;
 import dev.resilience.DurationText;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -231,16 +232,8 @@ public final class Retry {
 		return thrown;
 	}
 
-	/** A listener that throws is logged and changes nothing: the call's outcome is not its to decide. */
 	private void tell(Consumer<RetryListener> event) {
-		for (RetryListener listener : this.listeners) {
-			try {
-				event.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.log(System.Logger.Level.WARNING, "Retry listener " + listener + " failed", ex);
-			}
-		}
+		Listeners.tell(this.listeners, event, logger, "Retry listener");
 	}
 
 	/** Why retrying stopped, and how the call is counted. */
