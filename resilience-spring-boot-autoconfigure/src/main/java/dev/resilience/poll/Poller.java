@@ -280,8 +280,12 @@ public final class Poller<T> {
 		}
 
 		void schedule(PollState<T> state) {
+			Future<?> previous = this.scheduled.get();
 			try {
-				this.scheduled.set(this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS));
+				Future<?> task = this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS);
+				// The task may have run already, on another thread, and scheduled the next one:
+				// then that one is the pending task, and must not be replaced by this finished one.
+				this.scheduled.compareAndSet(previous, task);
 			}
 			catch (RuntimeException ex) {
 				// Such as a RejectedExecutionException from a scheduler that was shut down.
