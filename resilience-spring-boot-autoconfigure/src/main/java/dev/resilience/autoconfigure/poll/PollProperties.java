@@ -182,7 +182,8 @@ public class PollProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
+			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
+					ex);
 		}
 	}
 

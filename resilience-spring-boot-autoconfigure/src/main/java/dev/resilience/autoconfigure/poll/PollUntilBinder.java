@@ -62,7 +62,8 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		checkResultCanBePolled(method, untilText, where);
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
 		PollSettings settings = settings(annotation, name, where);
-		return new PolledMethod(AnnotationAttributeResolver.nameOrMethod(name, method, targetClass), settings, until, this.ticker, this.sleeper, this.listeners);
+		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
+		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners);
 	}
 
 	private static void checkResultCanBePolled(Method method, String until, String where) {

@@ -261,8 +261,8 @@ public class RetryProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
-					ex);
+			throw new IllegalArgumentException(
+					"Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
 		}
 	}
 

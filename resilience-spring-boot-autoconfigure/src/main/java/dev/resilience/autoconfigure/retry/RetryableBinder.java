@@ -56,7 +56,8 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
-		return new RetryableMethod(this.registry.retry(AnnotationAttributeResolver.nameOrMethod(name, method, targetClass), policy),
+		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
+		return new RetryableMethod(this.registry.retry(retryName, policy),
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
 				fallback(annotation, method, targetClass, where));
