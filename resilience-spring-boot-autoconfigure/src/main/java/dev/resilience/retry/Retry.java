@@ -106,8 +106,10 @@ public final class Retry {
 	 * Runs a call with conditions of its own.
 	 * @param <T> the result
 	 * @param call one attempt
-	 * @param retryIf whether to retry a failure the policy retries
-	 * @param retryIfResult whether to retry a returned result
+	 * @param retryIf whether to retry a failure the policy retries; when it throws, the call ends
+	 * without retrying and throws the failure, the condition's exception added as suppressed
+	 * @param retryIfResult whether to retry a returned result; when it throws, the call ends with
+	 * the condition's exception, counted as a failed attempt
 	 * @return the first result not retried
 	 * @throws RetriesExhaustedException holding the last result when retrying for a result ended
 	 * @throws Throwable the last attempt's exception, with a suppressed
