@@ -265,20 +265,8 @@ class PollOnceAndAsyncTests {
 		try {
 			AtomicInteger first = new AtomicInteger();
 			AtomicInteger second = new AtomicInteger();
-			CompletableFuture<Integer> firstPoll = Poller
-				.builder(() -> first.incrementAndGet(), (count) -> second.get() >= 3)
-				.backoff(Backoff.FIXED)
-				.delay(Duration.ofMillis(20))
-				.maxAttempts(500)
-				.build()
-				.awaitAsync(scheduler);
-			CompletableFuture<Integer> secondPoll = Poller
-				.builder(() -> second.incrementAndGet(), (count) -> first.get() >= 3)
-				.backoff(Backoff.FIXED)
-				.delay(Duration.ofMillis(20))
-				.maxAttempts(500)
-				.build()
-				.awaitAsync(scheduler);
+			CompletableFuture<Integer> firstPoll = pollWaitingFor(first, second).awaitAsync(scheduler);
+			CompletableFuture<Integer> secondPoll = pollWaitingFor(second, first).awaitAsync(scheduler);
 
 			assertThat(firstPoll.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(2);
 			assertThat(secondPoll.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(2);
@@ -287,6 +275,15 @@ class PollOnceAndAsyncTests {
 		finally {
 			scheduler.shutdownNow();
 		}
+	}
+
+	/** Counts its attempts, met once the other poll has made three. */
+	private static Poller<Integer> pollWaitingFor(AtomicInteger attempts, AtomicInteger othersAttempts) {
+		return Poller.builder(attempts::incrementAndGet, (count) -> othersAttempts.get() >= 3)
+			.backoff(Backoff.FIXED)
+			.delay(Duration.ofMillis(20))
+			.maxAttempts(500)
+			.build();
 	}
 
 	private Poller.Builder<String> poller(Supplier<String> supplier, int maxAttempts) {

@@ -250,15 +250,8 @@ class PollerTests {
 			throw new InterruptedException();
 		}).build();
 
-		try {
-			assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
-				.withMessage("Polling was interrupted after 1 attempt")
-				.withCauseInstanceOf(InterruptedException.class);
-			assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		}
-		finally {
-			Thread.interrupted();
-		}
+		assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 1 attempt")
+			.hasCauseInstanceOf(InterruptedException.class);
 		assertThat(calls).hasValue(1);
 		assertThat(this.ended).isEmpty();
 	}
@@ -274,15 +267,8 @@ class PollerTests {
 				calls.incrementAndGet();
 				throw (RuntimeException) interruption;
 			}).ignoreExceptions(true).build();
-			try {
-				assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
-					.withMessage("Polling was interrupted after 1 attempt")
-					.withCause(interruption);
-				assertThat(Thread.currentThread().isInterrupted()).isTrue();
-			}
-			finally {
-				Thread.interrupted();
-			}
+			assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 1 attempt")
+				.hasCause(interruption);
 			assertThat(calls).hasValue(1);
 		}
 		assertThat(this.ticker.sleeps()).isEmpty();
@@ -313,15 +299,7 @@ class PollerTests {
 			return null;
 		}).delay(Duration.ZERO).maxAttempts(5).build();
 
-		try {
-			assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
-				.withMessage("Polling was interrupted after 2 attempts")
-				.withNoCause();
-			assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		}
-		finally {
-			Thread.interrupted();
-		}
+		assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 2 attempts").hasNoCause();
 		assertThat(calls).hasValue(2);
 		assertThat(this.ended).isEmpty();
 	}
@@ -378,6 +356,18 @@ class PollerTests {
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
 			.listener((name, history) -> this.ended.add(history));
+	}
+
+	/** Awaits a poll that must end interrupted, the flag set; clears the flag for the next test. */
+	private static CancellationException awaitInterrupted(Poller<String> poller) {
+		try {
+			CancellationException cancelled = catchThrowableOfType(CancellationException.class, poller::await);
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			return cancelled;
+		}
+		finally {
+			Thread.interrupted();
+		}
 	}
 
 	private static PollExhaustedException await(Poller.Builder<String> builder) {
