@@ -16,6 +16,9 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Causes;
+import dev.resilience.Durations;
+import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.retry.Backoff;
@@ -41,7 +44,8 @@ import dev.resilience.retry.Backoff;
  * <b>Exceptions.</b> An exception of the supplier ends the poll as itself, unless
  * {@link PollSettings#ignoreExceptions()}: then it counts as an unmet attempt and is recorded in
  * the history. An exception of the predicate always ends the poll. {@link Error}s are never
- * ignored.
+ * ignored, nor an interruption ({@link Causes#isInterruption(Throwable)}): it sets the thread's
+ * interrupt flag again and ends the poll with a {@link CancellationException}.
  * <p>
  * A poller is immutable and thread safe; each {@code await} or {@code awaitAsync} is a poll of
  * its own.
@@ -139,6 +143,8 @@ public final class Poller<T> {
 	 * {@code pollOnce} of this poller
 	 * @return the new state
 	 * @throws IllegalStateException if the state is already over
+	 * @throws CancellationException when exceptions are ignored but the supplier's is an
+	 * interruption; the thread's interrupt flag is set again
 	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
 	 * the condition throws
 	 */
@@ -159,6 +165,11 @@ public final class Poller<T> {
 		catch (Exception ex) {
 			if (!this.settings.ignoreExceptions()) {
 				throw ex;
+			}
+			if (Causes.isInterruption(ex)) {
+				// Someone wants this thread to stop: ignoring that would poll on against their will.
+				Thread.currentThread().interrupt();
+				throw interrupted(number, ex);
 			}
 			ignored = ex;
 		}
@@ -190,23 +201,16 @@ public final class Poller<T> {
 			return;
 		}
 		PollHistory<T> history = state.getHistory();
-		for (PollListener listener : this.listeners) {
-			try {
-				listener.onPollEnded(this.name, history);
-			}
-			catch (RuntimeException ex) {
-				// A listener must not turn a finished poll into a failure.
-				logger.log(System.Logger.Level.WARNING, "Poll listener " + listener + " failed", ex);
-			}
-		}
+		Listeners.tell(this.listeners, (listener) -> listener.onPollEnded(this.name, history), logger, "Poll listener");
 	}
 
 	/**
 	 * Polls on this thread, sleeping between attempts, until the condition is met.
 	 * @return the value that met the condition
 	 * @throws PollExhaustedException if the attempts ran out or the timeout came first
-	 * @throws CancellationException if the thread is interrupted while waiting between attempts;
-	 * its interrupt flag stays set and no further attempt is made
+	 * @throws CancellationException if the thread is interrupted while waiting between attempts or
+	 * before the next one, or an ignored exception of an attempt is an interruption; its interrupt
+	 * flag stays set and no further attempt is made
 	 * @throws RuntimeException what the supplier throws, unless exceptions are ignored, and what
 	 * the condition throws
 	 */
@@ -218,14 +222,22 @@ public final class Poller<T> {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				CancellationException cancelled = new CancellationException(
-						"Polling was interrupted after " + state.getAttemptCount() + " attempts");
-				cancelled.initCause(ex);
-				throw cancelled;
+				throw interrupted(state.getAttemptCount(), ex);
+			}
+			// A zero delay does not sleep, so the flag is the only way to learn of an interrupt.
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(state.getAttemptCount(), null);
 			}
 			state = pollOnce(state);
 		}
 		return result(state);
+	}
+
+	private static CancellationException interrupted(int attempts, @Nullable Throwable cause) {
+		CancellationException cancelled = new CancellationException(
+				"Polling was interrupted after " + attempts + ((attempts == 1) ? " attempt" : " attempts"));
+		cancelled.initCause(cause);
+		return cancelled;
 	}
 
 	/**
@@ -243,7 +255,7 @@ public final class Poller<T> {
 	}
 
 	private static long nanos(PollState<?> state) {
-		return Objects.requireNonNull(state.nextDelay()).toNanos();
+		return Durations.saturatedNanos(Objects.requireNonNull(state.nextDelay()));
 	}
 
 	private T result(PollState<T> state) {
@@ -268,8 +280,12 @@ public final class Poller<T> {
 		}
 
 		void schedule(PollState<T> state) {
+			Future<?> previous = this.scheduled.get();
 			try {
-				this.scheduled.set(this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS));
+				Future<?> task = this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS);
+				// The task may have run already, on another thread, and scheduled the next one:
+				// then that one is the pending task, and must not be replaced by this finished one.
+				this.scheduled.compareAndSet(previous, task);
 			}
 			catch (RuntimeException ex) {
 				// Such as a RejectedExecutionException from a scheduler that was shut down.

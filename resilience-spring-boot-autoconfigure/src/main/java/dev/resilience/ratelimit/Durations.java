@@ -14,12 +14,7 @@ final class Durations {
 
 	/** Converts to nanoseconds, saturating instead of overflowing for very long durations. */
 	static long toNanos(Duration duration) {
-		try {
-			return duration.toNanos();
-		}
-		catch (ArithmeticException ex) {
-			return duration.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
-		}
+		return dev.resilience.Durations.saturatedNanos(duration);
 	}
 
 	/** Returns {@code ceil(a * b / c)} for non-negative {@code a}, {@code b} and positive {@code c}. */

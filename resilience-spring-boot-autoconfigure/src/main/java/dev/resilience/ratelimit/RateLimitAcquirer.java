@@ -6,6 +6,7 @@ import java.util.concurrent.CancellationException;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 
@@ -263,15 +264,8 @@ final class RateLimitAcquirer {
 		if (this.listeners.isEmpty()) {
 			return;
 		}
-		for (RateLimitListener listener : this.listeners) {
-			try {
-				listener.onDecision(limiter, decision);
-			}
-			catch (RuntimeException ex) {
-				// A listener must not turn an admitted call into a failure, nor leak its permits.
-				logger.log(System.Logger.Level.WARNING, "Rate limit listener " + listener + " failed", ex);
-			}
-		}
+		// A listener must not turn an admitted call into a failure, nor leak its permits.
+		Listeners.tell(this.listeners, (listener) -> listener.onDecision(limiter, decision), logger, "Rate limit listener");
 	}
 
 	/** The limiter, by index, that rejected the call, and whether it did so after the call waited. */

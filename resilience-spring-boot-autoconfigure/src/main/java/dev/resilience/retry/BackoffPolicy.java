@@ -3,6 +3,8 @@ package dev.resilience.retry;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.Durations;
+
 /**
  * The delays between attempts, without jitter: a {@link Backoff} applied to a first delay, with a
  * multiplier (used by {@link Backoff#EXPONENTIAL}) and a cap on any one delay. Retries and polling
@@ -46,8 +48,8 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 		if (n < 1) {
 			throw new IllegalArgumentException("The first delay is number 1, but " + n + " was asked for");
 		}
-		double nanos = Durations.nanos(this.delay) * this.backoff.factor(n, this.multiplier);
-		long maxNanos = Durations.nanos(this.maxDelay);
+		double nanos = Durations.saturatedNanos(this.delay) * this.backoff.factor(n, this.multiplier);
+		long maxNanos = Durations.saturatedNanos(this.maxDelay);
 		return (nanos >= maxNanos) ? this.maxDelay : Duration.ofNanos((long) nanos);
 	}
 

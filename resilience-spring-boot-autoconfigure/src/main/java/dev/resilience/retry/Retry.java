@@ -11,6 +11,9 @@ import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Causes;
+import dev.resilience.Durations;
+import dev.resilience.Listeners;
 import dev.resilience.DurationText;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -19,8 +22,8 @@ import dev.resilience.Ticker;
  * Runs calls under a {@link RetryPolicy}: after an attempt that fails with a retryable exception
  * (or returns a result to retry), waits the next of the policy's {@link RetryDelays}, at least
  * as long as the failure's {@link RetryAfter}, and tries again, until an attempt succeeds or
- * retrying ends. Retrying ends when the retries are used up; when the failure is an
- * {@link Error}, an {@link InterruptedException}, not of a kind the policy retries, or its
+ * retrying ends. Retrying ends when the retries are used up; when the failure is or wraps an
+ * {@link Error} or an {@link InterruptedException}, is not of a kind the policy retries, or its
  * condition says no (these are thrown as they are); when Retry-After asks for more than the
  * maximum delay; when the delay would end past the maximum duration; when the retry budget
  * has none left; or when the thread is interrupted, whose flag is then kept. Thread safe: one
@@ -103,8 +106,10 @@ public final class Retry {
 	 * Runs a call with conditions of its own.
 	 * @param <T> the result
 	 * @param call one attempt
-	 * @param retryIf whether to retry a failure the policy retries
-	 * @param retryIfResult whether to retry a returned result
+	 * @param retryIf whether to retry a failure the policy retries; when it throws, the call ends
+	 * without retrying and throws the failure, the condition's exception added as suppressed
+	 * @param retryIfResult whether to retry a returned result; when it throws, the call ends with
+	 * the condition's exception, counted as a failed attempt
 	 * @return the first result not retried
 	 * @throws RetriesExhaustedException holding the last result when retrying for a result ended
 	 * @throws Throwable the last attempt's exception, with a suppressed
@@ -125,7 +130,16 @@ public final class Retry {
 			}
 			catch (Throwable failure) {
 				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, failure);
-				if (!this.policy.retries(failure) || !retryIf.test(failure)) {
+				boolean retry;
+				try {
+					retry = this.policy.retries(failure) && retryIf.test(failure);
+				}
+				catch (RuntimeException conditionFailure) {
+					// The call's own failure is what the caller needs; the broken condition rides along.
+					failure.addSuppressed(conditionFailure);
+					retry = false;
+				}
+				if (!retry) {
 					throw end(attempts, RetryCallOutcome.of(false, attempts.size()), failure);
 				}
 				Stop stop = next(attempts, retryAfterOf(failure));
@@ -136,7 +150,16 @@ public final class Retry {
 				delayBefore = attempts.delay;
 				continue;
 			}
-			if (!retryIfResult.test(result)) {
+			boolean retryResult;
+			try {
+				retryResult = retryIfResult.test(result);
+			}
+			catch (RuntimeException conditionFailure) {
+				// No failure of the call to keep: the condition's is thrown, the call still ends.
+				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, conditionFailure);
+				throw end(attempts, RetryCallOutcome.of(false, attempts.size()), conditionFailure);
+			}
+			if (!retryResult) {
 				attempts.add(delayBefore, start, RetryAttempt.Outcome.RETURNED, null);
 				end(attempts, RetryCallOutcome.of(true, attempts.size()), null);
 				return result;
@@ -159,18 +182,20 @@ public final class Retry {
 		if (Thread.currentThread().isInterrupted()) {
 			return new Stop(failed, "the thread was interrupted");
 		}
-		long delay = Durations.nanos(attempts.delays.next());
+		long delay = Durations.saturatedNanos(attempts.delays.next());
 		if (retryAfter != null) {
 			if (retryAfter.compareTo(this.policy.backoff().maxDelay()) > 0) {
-				return new Stop(failed, "Retry-After of " + retryAfter + " is beyond maxDelay "
-						+ this.policy.backoff().maxDelay());
+				return new Stop(failed, "Retry-After of " + DurationText.of(retryAfter) + " is beyond maxDelay "
+						+ DurationText.of(this.policy.backoff().maxDelay()));
 			}
-			delay = Math.max(delay, Durations.nanos(retryAfter));
+			delay = Math.max(delay, Durations.saturatedNanos(retryAfter));
 		}
 		Duration maxDuration = this.policy.maxDuration();
 		long elapsed = this.ticker.read() - attempts.start;
-		if (maxDuration != null && elapsed + delay > Durations.nanos(maxDuration)) {
-			return new Stop(failed, "a delay of " + Duration.ofNanos(delay) + " would end past maxDuration " + maxDuration);
+		// Subtracting cannot overflow where adding could: the delay may be saturated.
+		if (maxDuration != null && delay > Durations.saturatedNanos(maxDuration) - elapsed) {
+			return new Stop(failed, "a delay of " + DurationText.of(Duration.ofNanos(delay)) + " would end past maxDuration "
+					+ DurationText.of(maxDuration));
 		}
 		if (this.budget != null && !this.budget.tryRetry()) {
 			return new Stop(RetryCallOutcome.FAILED_BUDGET_EXHAUSTED, "the retry budget is exhausted");
@@ -187,7 +212,7 @@ public final class Retry {
 	}
 
 	private @Nullable Duration retryAfterOf(Throwable failure) {
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
+		for (Throwable cause : Causes.chain(failure)) {
 			Duration wait = this.retryAfter.of(cause);
 			if (wait != null) {
 				return wait;
@@ -209,16 +234,8 @@ public final class Retry {
 		return thrown;
 	}
 
-	/** A listener that throws is logged and changes nothing: the call's outcome is not its to decide. */
 	private void tell(Consumer<RetryListener> event) {
-		for (RetryListener listener : this.listeners) {
-			try {
-				event.accept(listener);
-			}
-			catch (RuntimeException ex) {
-				logger.log(System.Logger.Level.WARNING, "Retry listener " + listener + " failed", ex);
-			}
-		}
+		Listeners.tell(this.listeners, event, logger, "Retry listener");
 	}
 
 	/** Why retrying stopped, and how the call is counted. */

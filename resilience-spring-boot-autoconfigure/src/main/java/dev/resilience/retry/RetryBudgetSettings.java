@@ -21,6 +21,8 @@ public record RetryBudgetSettings(double ratio, Duration window, int minRetriesP
 	/** The retries per second allowed regardless of traffic when none is set. */
 	public static final int DEFAULT_MIN_RETRIES_PER_SECOND = 10;
 
+	private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
 	/**
 	 * Checks the settings.
 	 * @throws IllegalArgumentException naming the setting that is out of range
@@ -41,10 +43,18 @@ public record RetryBudgetSettings(double ratio, Duration window, int minRetriesP
 
 	/**
 	 * Returns the retries allowed per window regardless of traffic.
-	 * @return {@code minRetriesPerSecond} times the window in seconds, rounded down
+	 * @return {@code minRetriesPerSecond} times the window in seconds, rounded up: a quiet
+	 * service keeps at least what it was promised
 	 */
 	public long reserve() {
-		return (long) (this.minRetriesPerSecond * (Durations.nanos(this.window) / 1e9));
+		// Exact, in two parts: min * nanos would overflow a long for windows of a few years.
+		long fraction = ((long) this.minRetriesPerSecond * this.window.getNano() + NANOS_PER_SECOND - 1) / NANOS_PER_SECOND;
+		try {
+			return Math.addExact(Math.multiplyExact(this.minRetriesPerSecond, this.window.getSeconds()), fraction);
+		}
+		catch (ArithmeticException ex) {
+			return Long.MAX_VALUE;
+		}
 	}
 
 }

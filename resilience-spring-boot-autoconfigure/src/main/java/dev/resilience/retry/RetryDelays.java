@@ -5,6 +5,8 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.DoubleSupplier;
 
+import dev.resilience.Durations;
+
 /**
  * The delays of one call's retries, apart from the loop that waits them (the idea of the Rust
  * crate {@code again}'s {@code BackoffIter}): the backoff's {@code n}-th delay, jittered, for
@@ -34,8 +36,8 @@ public final class RetryDelays implements Iterator<Duration> {
 		this.jitter = jitter;
 		this.maxRetries = maxRetries;
 		this.random = random;
-		this.base = Durations.nanos(backoff.delay());
-		this.cap = Durations.nanos(backoff.maxDelay());
+		this.base = Durations.saturatedNanos(backoff.delay());
+		this.cap = Durations.saturatedNanos(backoff.maxDelay());
 		this.previous = this.base;
 	}
 
@@ -59,7 +61,7 @@ public final class RetryDelays implements Iterator<Duration> {
 			throw new NoSuchElementException("No retry is left after " + this.maxRetries);
 		}
 		this.retries++;
-		long delay = Durations.nanos(this.backoff.delayAfter(this.retries));
+		long delay = Durations.saturatedNanos(this.backoff.delayAfter(this.retries));
 		long jittered = this.jitter.apply(delay, this.previous, this.base, this.cap, this.random.getAsDouble());
 		this.previous = jittered;
 		return Duration.ofNanos(jittered);

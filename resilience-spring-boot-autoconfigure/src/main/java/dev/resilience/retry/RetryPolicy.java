@@ -7,6 +7,8 @@ import java.util.function.DoubleSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Causes;
+
 /**
  * What a retry does, without state: how many retries, the delays between attempts, the budget
  * no retry may overrun, which failures are retried and the retry budget of the policy. Build one
@@ -96,19 +98,17 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 	}
 
 	/**
-	 * Returns whether the failure is of a kind this policy retries: never an {@link Error} or an
-	 * {@link InterruptedException}, never when it or a cause is one of {@code noRetryOn}, else
-	 * when it or a cause is one of {@code retryOn}.
+	 * Returns whether the failure is of a kind this policy retries: never when it or a cause is an
+	 * {@link Error} or an {@link InterruptedException} (wrapped, it is still fatal or a request to
+	 * stop), never when it or a cause is one of {@code noRetryOn}, else when it or a cause is one
+	 * of {@code retryOn}.
 	 * @param failure what an attempt threw
 	 * @return whether to retry it, conditions and limits permitting
 	 */
 	public boolean retries(Throwable failure) {
-		if (failure instanceof Error || failure instanceof InterruptedException) {
-			return false;
-		}
 		boolean retryable = false;
-		for (Throwable cause = failure; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
-			if (isAny(cause, this.noRetryOn)) {
+		for (Throwable cause : Causes.chain(failure)) {
+			if (cause instanceof Error || cause instanceof InterruptedException || isAny(cause, this.noRetryOn)) {
 				return false;
 			}
 			retryable = retryable || isAny(cause, this.retryOn);

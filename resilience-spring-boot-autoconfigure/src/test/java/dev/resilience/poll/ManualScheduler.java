@@ -34,6 +34,9 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 
 	private boolean shutdown;
 
+	/** Whether a task due at once runs inside {@code schedule}, before it returns. */
+	private boolean runDueAtOnce;
+
 	ManualScheduler(ManualTicker ticker) {
 		this.ticker = ticker;
 	}
@@ -54,6 +57,14 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 		task.run();
 	}
 
+	/**
+	 * From now on runs a task due at once inside {@code schedule}, before it returns, as another
+	 * thread of a real scheduler may.
+	 */
+	void runDueTasksAtOnce() {
+		this.runDueAtOnce = true;
+	}
+
 	/** The delay of every scheduled task, in the order they were scheduled. */
 	List<Duration> delays() {
 		return List.copyOf(this.delays);
@@ -71,6 +82,10 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 		}
 		this.delays.add(Duration.ofNanos(unit.toNanos(delay)));
 		Task task = new Task(command, this.ticker.read() + unit.toNanos(delay), this.sequence++);
+		if (this.runDueAtOnce && delay <= 0) {
+			task.run();
+			return task;
+		}
 		this.tasks.add(task);
 		return task;
 	}

@@ -15,6 +15,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
+import dev.resilience.retry.Backoff;
 
 import static dev.resilience.poll.PollerTests.ms;
 import static dev.resilience.poll.PollerTests.unmet;
@@ -206,6 +207,21 @@ class PollOnceAndAsyncTests {
 	}
 
 	@Test
+	void cancellingCancelsTheNextAttemptEvenWhenTheFirstRanBeforeItWasScheduled() {
+		this.scheduler.runDueTasksAtOnce();
+		AtomicInteger calls = new AtomicInteger();
+		CompletableFuture<String> future = poller(() -> {
+			calls.incrementAndGet();
+			return null;
+		}, 5).build().awaitAsync(this.scheduler);
+		assertThat(calls).hasValue(1);
+
+		assertThat(future.cancel(false)).isTrue();
+
+		assertThat(this.scheduler.pending()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
+	}
+
+	@Test
 	void anAttemptAlreadyScheduledWhenTheFutureIsCompletedIsNotMade() {
 		AtomicInteger calls = new AtomicInteger();
 		CompletableFuture<String> future = poller(() -> {
@@ -243,19 +259,31 @@ class PollOnceAndAsyncTests {
 
 	@Test
 	void awaitAsyncOnARealSchedulerBlocksNoThreadBetweenAttempts() throws Exception {
+		// One thread, two polls that each wait for the other to make attempts: had a poll blocked
+		// the thread between its attempts, the other could not begin until it had given up.
 		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
 		try {
-			AtomicInteger calls = new AtomicInteger();
-			CompletableFuture<Integer> future = Poller.builder(() -> calls.incrementAndGet(), (count) -> count == 3)
-				.build()
-				.awaitAsync(scheduler);
+			AtomicInteger first = new AtomicInteger();
+			AtomicInteger second = new AtomicInteger();
+			CompletableFuture<Integer> firstPoll = pollWaitingFor(first, second).awaitAsync(scheduler);
+			CompletableFuture<Integer> secondPoll = pollWaitingFor(second, first).awaitAsync(scheduler);
 
-			assertThat(future.get(10, TimeUnit.SECONDS)).isEqualTo(3);
+			assertThat(firstPoll.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(2);
+			assertThat(secondPoll.get(30, TimeUnit.SECONDS)).isGreaterThanOrEqualTo(2);
 			assertThat(scheduler.getQueue()).isEmpty();
 		}
 		finally {
 			scheduler.shutdownNow();
 		}
+	}
+
+	/** Counts its attempts, met once the other poll has made three. */
+	private static Poller<Integer> pollWaitingFor(AtomicInteger attempts, AtomicInteger othersAttempts) {
+		return Poller.builder(attempts::incrementAndGet, (count) -> othersAttempts.get() >= 3)
+			.backoff(Backoff.FIXED)
+			.delay(Duration.ofMillis(20))
+			.maxAttempts(500)
+			.build();
 	}
 
 	private Poller.Builder<String> poller(Supplier<String> supplier, int maxAttempts) {

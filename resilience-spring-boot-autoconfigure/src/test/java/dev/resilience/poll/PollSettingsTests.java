@@ -50,16 +50,16 @@ class PollSettingsTests {
 	void oneAttemptIsTheLeast() {
 		assertThat(PollSettings.builder().maxAttempts(1).build().maxAttempts()).isEqualTo(1);
 		assertThatIllegalArgumentException().isThrownBy(() -> PollSettings.builder().maxAttempts(0).build())
-			.withMessage("max-attempts must be at least 1, or -1 for unlimited, but was 0");
+			.withMessage("maxAttempts must be at least 1, or -1 for unlimited, but was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> PollSettings.builder().maxAttempts(-2).build())
-			.withMessage("max-attempts must be at least 1, or -1 for unlimited, but was -2");
+			.withMessage("maxAttempts must be at least 1, or -1 for unlimited, but was -2");
 	}
 
 	@Test
 	void unlimitedAttemptsNeedATimeout() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> PollSettings.builder().maxAttempts(PollSettings.UNLIMITED).build())
-			.withMessage("unlimited max-attempts (-1) needs a timeout, or the poll could never end");
+			.withMessage("unlimited maxAttempts (-1) needs a timeout, or the poll could never end");
 	}
 
 	@Test

@@ -1,5 +1,9 @@
 package dev.resilience.poll;
 
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
+import java.nio.channels.ClosedByInterruptException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -246,17 +250,70 @@ class PollerTests {
 			throw new InterruptedException();
 		}).build();
 
-		try {
-			assertThatExceptionOfType(CancellationException.class).isThrownBy(poller::await)
-				.withMessage("Polling was interrupted after 1 attempts")
-				.withCauseInstanceOf(InterruptedException.class);
-			assertThat(Thread.currentThread().isInterrupted()).isTrue();
-		}
-		finally {
-			Thread.interrupted();
-		}
+		assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 1 attempt")
+			.hasCauseInstanceOf(InterruptedException.class);
 		assertThat(calls).hasValue(1);
 		assertThat(this.ended).isEmpty();
+	}
+
+	@Test
+	void anIgnoredInterruptionEndsThePollAndKeepsTheFlag() {
+		List<Exception> interruptions = List.of(new IllegalStateException(new InterruptedException()),
+				new UncheckedIOException(new InterruptedIOException()),
+				new UncheckedIOException(new ClosedByInterruptException()));
+		for (Exception interruption : interruptions) {
+			AtomicInteger calls = new AtomicInteger();
+			Poller<String> poller = poller(() -> {
+				calls.incrementAndGet();
+				throw (RuntimeException) interruption;
+			}).ignoreExceptions(true).build();
+			assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 1 attempt")
+				.hasCause(interruption);
+			assertThat(calls).hasValue(1);
+		}
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.ended).isEmpty();
+	}
+
+	@Test
+	void anIgnoredSocketTimeoutIsNotAnInterruption() {
+		AtomicInteger calls = new AtomicInteger();
+		Poller<String> poller = poller(() -> {
+			if (calls.incrementAndGet() == 1) {
+				throw new UncheckedIOException(new SocketTimeoutException("slow"));
+			}
+			return "DONE";
+		}).ignoreExceptions(true).build();
+
+		assertThat(poller.await()).isEqualTo("DONE");
+		assertThat(Thread.currentThread().isInterrupted()).isFalse();
+	}
+
+	@Test
+	void anInterruptBeforeAZeroDelayAttemptStopsThePoll() {
+		AtomicInteger calls = new AtomicInteger();
+		Poller<String> poller = poller(() -> {
+			if (calls.incrementAndGet() == 2) {
+				Thread.currentThread().interrupt();
+			}
+			return null;
+		}).delay(Duration.ZERO).maxAttempts(5).build();
+
+		assertThat(awaitInterrupted(poller)).hasMessage("Polling was interrupted after 2 attempts").hasNoCause();
+		assertThat(calls).hasValue(2);
+		assertThat(this.ended).isEmpty();
+	}
+
+	@Test
+	void aDelayTooLongForNanosecondsIsSleptAsTheLongestSleep() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		List<Long> slept = new ArrayList<>();
+		Poller<String> poller = Poller.builder(values("", "DONE"), "DONE"::equals).delay(forever).maxDelay(forever)
+			.sleeper(slept::add)
+			.build();
+
+		assertThat(poller.await()).isEqualTo("DONE");
+		assertThat(slept).containsExactly(Long.MAX_VALUE);
 	}
 
 	@Test
@@ -299,6 +356,18 @@ class PollerTests {
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
 			.listener((name, history) -> this.ended.add(history));
+	}
+
+	/** Awaits a poll that must end interrupted, the flag set; clears the flag for the next test. */
+	private static CancellationException awaitInterrupted(Poller<String> poller) {
+		try {
+			CancellationException cancelled = catchThrowableOfType(CancellationException.class, poller::await);
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+			return cancelled;
+		}
+		finally {
+			Thread.interrupted();
+		}
 	}
 
 	private static PollExhaustedException await(Poller.Builder<String> builder) {

@@ -71,6 +71,14 @@ class RetryBudgetTests {
 	}
 
 	@Test
+	void reserveRoundsUpSoAQuietServiceKeepsWhatItWasPromised() {
+		assertThat(new RetryBudgetSettings(0.2, Duration.ofMillis(500), 1).reserve()).isEqualTo(1);
+		assertThat(new RetryBudgetSettings(0.2, Duration.ofMillis(2100), 3).reserve()).isEqualTo(7);
+		assertThat(new RetryBudgetSettings(0.2, Duration.ofNanos(1), Integer.MAX_VALUE).reserve()).isEqualTo(3);
+		assertThat(new RetryBudgetSettings(0.2, Duration.ofSeconds(Long.MAX_VALUE), 2).reserve()).isEqualTo(Long.MAX_VALUE);
+	}
+
+	@Test
 	void settingsAreChecked() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(-0.1, Duration.ofSeconds(1), 1))
 			.withMessage("ratio must be a finite number of at least 0, but was -0.1");

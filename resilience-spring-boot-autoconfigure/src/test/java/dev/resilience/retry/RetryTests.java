@@ -138,6 +138,24 @@ class RetryTests {
 	}
 
 	@Test
+	void wrappedErrorsAndInterruptionsAreNeverRetried() {
+		Retry retry = retry(policy().retryOn(List.of(Exception.class)));
+		assertThat(attempts(retry, new IllegalStateException(new OutOfMemoryError()))).isEqualTo(1);
+		assertThat(attempts(retry, new IllegalStateException(new UncheckedIOException(new IOException(new InterruptedException())))))
+			.isEqualTo(1);
+		assertThat(attempts(retry, new IllegalStateException(new IOException()))).isEqualTo(4);
+	}
+
+	@Test
+	void aCycleOfCausesEndsTheSearch() {
+		IllegalStateException outer = new IllegalStateException();
+		IOException inner = new IOException(outer);
+		outer.initCause(inner);
+		assertThat(attempts(retry(policy().retryOn(List.of(IOException.class))), outer)).isEqualTo(4);
+		assertThat(attempts(retry(policy().noRetryOn(List.of(IOException.class))), outer)).isEqualTo(1);
+	}
+
+	@Test
 	void aFailureThatIsItsOwnCauseEndsTheSearch() {
 		Retry retry = retry(policy().retryOn(List.of(IOException.class)));
 		assertThat(attempts(retry, new SelfCaused())).isEqualTo(1);
@@ -154,6 +172,32 @@ class RetryTests {
 		assertThat(calls).hasValue(2);
 		assertThat(thrown.getSuppressed()).isEmpty();
 		assertThat(this.events).endsWith("test failed_with_retry after 2");
+	}
+
+	@Test
+	void aRetryIfThatThrowsKeepsTheCallsFailureAndEndsTheCall() {
+		IOException failure = new IOException("down");
+		IllegalStateException broken = new IllegalStateException("condition");
+		Throwable thrown = catchFailure(() -> retry(policy()).call(() -> {
+			throw failure;
+		}, (ex) -> {
+			throw broken;
+		}, (result) -> false));
+		assertThat(thrown).isSameAs(failure);
+		assertThat(thrown.getSuppressed()).containsExactly(broken);
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.events).containsExactly("test 1 FAILED", "test failed_without_retry after 1");
+	}
+
+	@Test
+	void aRetryIfResultThatThrowsEndsTheCallWithItsFailure() {
+		IllegalStateException broken = new IllegalStateException("condition");
+		Throwable thrown = catchFailure(() -> retry(policy()).call(() -> "value", (ex) -> true, (result) -> {
+			throw broken;
+		}));
+		assertThat(thrown).isSameAs(broken);
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(this.events).containsExactly("test 1 FAILED", "test failed_without_retry after 1");
 	}
 
 	@Test
@@ -193,7 +237,19 @@ class RetryTests {
 		assertThat(calls).hasValue(3);
 		assertThat(this.ticker.sleeps()).containsExactly(ms(100), ms(200));
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.isEqualTo("Tried 3 times over 450ms; stopped because a delay of PT0.4S would end past maxDuration PT0.8S");
+			.isEqualTo("Tried 3 times over 450ms; stopped because a delay of 400ms would end past maxDuration 800ms");
+	}
+
+	@Test
+	void aDelayTooLongForNanosecondsStillStopsAtMaxDuration() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		Retry retry = retry(policy().delay(forever).maxDelay(forever).maxDuration(Duration.ofHours(1)));
+		Throwable thrown = catchFailure(retry, () -> {
+			this.ticker.advance(ms(1));
+			throw new IOException("down");
+		});
+		assertThat(this.ticker.sleeps()).isEmpty();
+		assertThat(RetriesExhaustedException.of(thrown).getMessage()).contains("would end past maxDuration");
 	}
 
 	@Test
@@ -224,7 +280,7 @@ class RetryTests {
 		});
 		assertThat(this.ticker.sleeps()).isEmpty();
 		assertThat(RetriesExhaustedException.of(thrown).getMessage())
-			.endsWith("stopped because Retry-After of PT2S is beyond maxDelay PT1S");
+			.endsWith("stopped because Retry-After of 2s is beyond maxDelay 1s");
 		assertThat(this.events).endsWith("test failed_without_retry after 1");
 	}
 

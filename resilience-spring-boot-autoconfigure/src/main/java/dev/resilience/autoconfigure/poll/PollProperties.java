@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.retry.Backoff;
 
@@ -181,7 +182,8 @@ public class PollProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + ex.getMessage(), ex);
+			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
+					ex);
 		}
 	}
 

@@ -62,7 +62,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		checkResultCanBePolled(method, untilText, where);
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
 		PollSettings settings = settings(annotation, name, where);
-		String meterName = name.isBlank() ? method.getDeclaringClass().getSimpleName() + "." + method.getName() : name;
+		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners);
 	}
 
@@ -84,12 +84,10 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		if (name.isBlank()) {
 			base = PollSettings.defaults();
 		}
-		else if (this.registry.getNames().contains(name)) {
-			base = this.registry.get(name);
-		}
 		else {
-			throw new IllegalStateException(where + " names the poll settings '" + name
-					+ "', which are not configured; configured under resilience.polls are " + this.registry.getNames());
+			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the poll configuration",
+					"resilience.polls");
+			base = this.registry.get(name);
 		}
 		PollSettings.Builder builder = base.toBuilder();
 		if (annotation.maxAttempts() != PollSettings.DEFAULT_MAX_ATTEMPTS) {

@@ -85,11 +85,8 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		if (name.isBlank()) {
 			throw new IllegalStateException(where + " names no rate limiter; set name (or value)");
 		}
-		if (!this.registry.getNames().contains(name)) {
-			throw new IllegalStateException(where + " names the rate limiter '" + name
-					+ "', which is not configured; configured under resilience.rate-limiters are "
-					+ this.registry.getNames());
-		}
+		AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the rate limiter",
+				"resilience.rate-limiters");
 		RateLimiter limiter = this.registry.get(name);
 		try {
 			limiter.getSettings().checkCost(annotation.cost());

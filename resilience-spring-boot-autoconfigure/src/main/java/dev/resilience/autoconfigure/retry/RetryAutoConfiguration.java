@@ -29,7 +29,7 @@ import dev.resilience.retry.RetryRegistry;
  * {@code resilience.retries.*}, with every {@link RetryListener} bean, and the advisor that
  * applies {@code @Retryable}. Retry-After is read from rate-limit rejections and, with Spring's
  * HTTP clients present, from their error responses; HTTP-dates are read by the application's
- * {@link Clock} bean when there is one, else by the system clock.
+ * {@link Clock} bean when there is exactly one, else by the system clock.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
 public final class RetryAutoConfiguration {
@@ -37,10 +37,15 @@ public final class RetryAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RetryRegistry resilienceRetryRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
-			ObjectProvider<RetryListener> listeners, ObjectProvider<Clock> clock) {
+			ObjectProvider<RetryListener> listeners, ObjectProvider<Clock> clock,
+			ConfigurableListableBeanFactory beanFactory) {
+		// The application's class loader decides, not the starter's: they differ in some deployments.
+		ClassLoader classLoader = beanFactory.getBeanClassLoader();
 		RetryAfter rateLimits = RetryAfter.rateLimits();
 		RetryAfter retryAfter = ClassUtils.isPresent("org.springframework.web.client.RestClientResponseException",
-				getClass().getClassLoader()) ? rateLimits.or(new HttpRetryAfter(clock.getIfAvailable(Clock::systemUTC)))
+				classLoader)
+						? rateLimits.or(new HttpRetryAfter(clock.getIfUnique(Clock::systemUTC), ClassUtils.isPresent(
+								"org.springframework.web.reactive.function.client.WebClientResponseException", classLoader)))
 						: rateLimits;
 		List<RetryListener> retryListeners = listeners.orderedStream().toList();
 		RetryRegistry.Builder builder = RetryRegistry.builder().ticker(ticker).retries((retry) -> {

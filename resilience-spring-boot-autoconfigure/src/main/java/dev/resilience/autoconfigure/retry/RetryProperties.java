@@ -6,6 +6,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
@@ -237,8 +238,13 @@ public class RetryProperties {
 				budget = new RetryBudgetSettings(this.budget.ratio, this.budget.window, this.budget.minRetriesPerSecond);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(prefix + "budget." + ex.getMessage(), ex);
+				throw new IllegalArgumentException(prefix + "budget." + PropertyNames.inMessage(ex.getMessage()), ex);
 			}
+		}
+		else if (this.budget.tuned) {
+			throw new IllegalArgumentException(prefix + "budget.window and " + prefix
+					+ "budget.min-retries-per-second only tune a budget, which is off until " + prefix
+					+ "budget.ratio is set");
 		}
 		try {
 			return RetryPolicy.builder()
@@ -255,7 +261,8 @@ public class RetryProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("Invalid resilience.retries." + name + ": " + ex.getMessage(), ex);
+			throw new IllegalArgumentException(
+					"Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
 		}
 	}
 
@@ -289,6 +296,9 @@ public class RetryProperties {
 		 */
 		private int minRetriesPerSecond = RetryBudgetSettings.DEFAULT_MIN_RETRIES_PER_SECOND;
 
+		/** Whether window or min-retries-per-second was set: meaningless without a ratio. */
+		private boolean tuned;
+
 		/**
 		 * Returns {@code ratio}.
 		 * @return the value
@@ -319,6 +329,7 @@ public class RetryProperties {
 		 */
 		public void setWindow(Duration window) {
 			this.window = window;
+			this.tuned = true;
 		}
 
 		/**
@@ -335,6 +346,7 @@ public class RetryProperties {
 		 */
 		public void setMinRetriesPerSecond(int minRetriesPerSecond) {
 			this.minRetriesPerSecond = minRetriesPerSecond;
+			this.tuned = true;
 		}
 
 	}

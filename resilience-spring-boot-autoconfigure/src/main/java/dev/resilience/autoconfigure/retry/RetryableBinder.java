@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.retry;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -55,8 +56,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
-		String retryName = name.isBlank() ? ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName()
-				: name;
+		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		return new RetryableMethod(this.registry.retry(retryName, policy),
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
@@ -69,12 +69,10 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		if (name.isBlank()) {
 			base = RetryPolicy.builder().build();
 		}
-		else if (this.registry.getNames().contains(name)) {
-			base = this.registry.getPolicy(name);
-		}
 		else {
-			throw new IllegalStateException(where + " names the retry policy '" + name
-					+ "', which is not configured; configured under resilience.retries are " + this.registry.getNames());
+			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the retry policy",
+					"resilience.retries");
+			base = this.registry.getPolicy(name);
 		}
 		RetryPolicy.Builder builder = base.toBuilder();
 		if (isSet(annotation, "maxRetries")) {
@@ -124,36 +122,39 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	/**
-	 * The fallback: a method of the bean with the same name, the method's parameters and a
-	 * trailing exception parameter, and a return type the method's callers accept.
+	 * The fallback: the methods of the bean with the same name, the method's parameters and a
+	 * trailing exception parameter, and a return type the method's callers accept. Overloads that
+	 * differ in the exception type are all kept; a call takes the most specific one for its
+	 * failure.
 	 */
-	private @Nullable Method fallback(Retryable annotation, Method method, Class<?> targetClass, String where) {
+	private List<Method> fallback(Retryable annotation, Method method, Class<?> targetClass, String where) {
 		String name = this.attributes.resolve(annotation.fallbackMethod(), where + " (fallbackMethod)");
 		if (name.isBlank()) {
-			return null;
+			return List.of();
 		}
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
 		Class<?>[] parameters = method.getParameterTypes();
-		String expected = Arrays.stream(parameters)
-			.map(Class::getSimpleName)
-			.collect(Collectors.joining(", ", name + "(", ((parameters.length > 0) ? ", " : "") + "<an exception>)"));
-		Method found = null;
+		List<Method> found = new ArrayList<>();
 		for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(userClass)) {
 			if (candidate.getName().equals(name) && fitsParameters(candidate, parameters)) {
-				found = candidate;
-				break;
+				found.add(candidate);
 			}
 		}
-		if (found == null) {
+		if (found.isEmpty()) {
+			String expected = Arrays.stream(parameters)
+				.map(Class::getSimpleName)
+				.collect(Collectors.joining(", ", name + "(", ((parameters.length > 0) ? ", " : "") + "<an exception>)"));
 			throw new IllegalStateException(where + " names the fallbackMethod '" + name + "', but "
 					+ userClass.getSimpleName() + " has no method " + expected);
 		}
-		if (!fitsReturnType(method.getReturnType(), found.getReturnType())) {
-			throw new IllegalStateException(where + " names the fallbackMethod " + AnnotationAttributeResolver.describe(found)
-					+ ", whose return type " + found.getReturnType().getSimpleName() + " does not fit "
-					+ method.getReturnType().getSimpleName());
+		for (Method fallback : found) {
+			if (!fitsReturnType(method.getReturnType(), fallback.getReturnType())) {
+				throw new IllegalStateException(where + " names the fallbackMethod "
+						+ AnnotationAttributeResolver.describe(fallback) + ", whose return type "
+						+ fallback.getReturnType().getSimpleName() + " does not fit " + method.getReturnType().getSimpleName());
+			}
+			ReflectionUtils.makeAccessible(fallback);
 		}
-		ReflectionUtils.makeAccessible(found);
 		return found;
 	}
 

@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -24,19 +25,21 @@ public final class RetryableMethod {
 
 	private final @Nullable MethodExpression retryIfResult;
 
-	private final @Nullable Method fallback;
+	/** The overloads of the fallback method, which differ in their exception parameter only. */
+	private final List<Method> fallbacks;
 
 	RetryableMethod(Retry retry, @Nullable MethodExpression retryIf, @Nullable MethodExpression retryIfResult,
-			@Nullable Method fallback) {
+			List<Method> fallbacks) {
 		this.retry = retry;
 		this.retryIf = retryIf;
 		this.retryIfResult = retryIfResult;
-		this.fallback = fallback;
+		this.fallbacks = List.copyOf(fallbacks);
 	}
 
 	/**
 	 * Runs one call of the method under its retry, and its fallback when the call ends in a
-	 * failure the fallback takes.
+	 * failure the fallback takes; of overloads of the fallback, the one whose exception parameter
+	 * is the most specific type of the failure.
 	 * @param target the bean, whose fallback method is called
 	 * @param arguments the call's arguments, over which the conditions are evaluated
 	 * @param attempt one attempt of the call
@@ -56,12 +59,32 @@ public final class RetryableMethod {
 							: (result) -> false);
 		}
 		catch (Exception ex) {
-			Method fallback = this.fallback;
-			if (fallback == null || !fallback.getParameterTypes()[fallback.getParameterCount() - 1].isInstance(ex)) {
+			Method fallback = fallbackFor(ex);
+			if (fallback == null) {
 				throw ex;
 			}
 			return fallback(fallback, target, arguments, ex);
 		}
+	}
+
+	/**
+	 * The overload taking the failure whose exception type is the most specific. Exception types
+	 * are classes, so those the failure is an instance of lie on one line of inheritance and the
+	 * most specific is unique.
+	 */
+	private @Nullable Method fallbackFor(Exception failure) {
+		Method best = null;
+		for (Method candidate : this.fallbacks) {
+			Class<?> type = failureType(candidate);
+			if (type.isInstance(failure) && (best == null || failureType(best).isAssignableFrom(type))) {
+				best = candidate;
+			}
+		}
+		return best;
+	}
+
+	private static Class<?> failureType(Method fallback) {
+		return fallback.getParameterTypes()[fallback.getParameterCount() - 1];
 	}
 
 	private static Map<String, @Nullable Object> variable(String name, @Nullable Object value) {

@@ -3,12 +3,14 @@ package dev.resilience.autoconfigure.support;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
+import org.springframework.util.ClassUtils;
 
 /**
  * Reads the string attributes of the resilience annotations: resolves {@code ${...}}
@@ -68,6 +70,36 @@ public final class AnnotationAttributeResolver {
 			throw new IllegalStateException("'" + resolved + "' of " + where + " must not be negative");
 		}
 		return duration;
+	}
+
+	/**
+	 * Returns the name an annotation gives, or for an unnamed one the method's:
+	 * {@code ClassName.method}, the class being the bean's own (not a proxy's, not the class that
+	 * declares an inherited method), so that two beans sharing a method keep their meters apart.
+	 * @param name the resolved {@code name} attribute, blank when unnamed
+	 * @param method the annotated method
+	 * @param targetClass the class of the bean
+	 * @return the name
+	 */
+	public static String nameOrMethod(String name, Method method, Class<?> targetClass) {
+		return name.isBlank() ? ClassUtils.getUserClass(targetClass).getSimpleName() + "." + method.getName() : name;
+	}
+
+	/**
+	 * Checks that an annotation names something configured, listing what is when it does not.
+	 * @param name the name on the annotation
+	 * @param configured the configured names
+	 * @param where the annotation and method, for the message
+	 * @param what what is named, such as {@code the rate limiter}
+	 * @param prefix the properties it is configured under, such as {@code resilience.rate-limiters}
+	 * @throws IllegalStateException naming the method, the name and the configured names
+	 */
+	public static void checkConfigured(String name, Collection<String> configured, String where, String what,
+			String prefix) {
+		if (!configured.contains(name)) {
+			throw new IllegalStateException(where + " names " + what + " '" + name
+					+ "', which is not configured; configured under " + prefix + " are " + configured);
+		}
 	}
 
 	/**

@@ -170,6 +170,21 @@ class PollUntilAdvisorTests {
 	}
 
 	@Test
+	void anUnnamedPollIsCountedUnderTheBeansClassEvenForAnInheritedMethod() {
+		this.contextRunner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+			.withBean(NightlyExportClient.class, NightlyExportClient::new)
+			.run((context) -> {
+				NightlyExportClient client = context.getBean(NightlyExportClient.class);
+				client.readyAfter(1);
+				client.present();
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				assertThat(meters.get("resilience.poll.calls").tag("name", "NightlyExportClient.present").counter().count())
+					.isEqualTo(1);
+				assertThat(meters.find("resilience.poll.calls").tag("name", "ExportClient.present").counter()).isNull();
+			});
+	}
+
+	@Test
 	void theRegistryHoldsTheNamedSettings() {
 		this.contextRunner.run((context) -> {
 			PollSettingsRegistry registry = context.getBean(PollSettingsRegistry.class);
@@ -207,6 +222,11 @@ class PollUntilAdvisorTests {
 	 * @param status {@code PENDING} or {@code DONE}
 	 */
 	record Export(String id, String status) {
+	}
+
+	/** Inherits its polled methods. */
+	static class NightlyExportClient extends ExportClient {
+
 	}
 
 	static class ExportClient {

@@ -40,13 +40,13 @@ class PollUntilStartupTests {
 	@Test
 	void runWhenAttemptsAreUnlimitedWithoutTimeoutShouldFailNamingTheMethod() {
 		assertFailure(UnlimitedClient.class, "@PollUntil on UnlimitedClient.status(): "
-				+ "unlimited max-attempts (-1) needs a timeout, or the poll could never end");
+				+ "unlimited maxAttempts (-1) needs a timeout, or the poll could never end");
 	}
 
 	@Test
 	void runWhenNameIsUnknownShouldFailListingConfiguredNames() {
-		assertFailure(UnknownNameClient.class, "@PollUntil on UnknownNameClient.status() names the poll settings 'exports'"
-				+ ", which are not configured; configured under resilience.polls are [export, report]");
+		assertFailure(UnknownNameClient.class, "@PollUntil on UnknownNameClient.status() names the poll configuration 'exports'"
+				+ ", which is not configured; configured under resilience.polls are [export, report]");
 	}
 
 	@Test
@@ -58,7 +58,7 @@ class PollUntilStartupTests {
 	@Test
 	void runWhenAttemptsAreZeroShouldFailNamingTheMethod() {
 		assertFailure(NoAttemptsClient.class,
-				"@PollUntil on NoAttemptsClient.status(): max-attempts must be at least 1, or -1 for unlimited, but was 0");
+				"@PollUntil on NoAttemptsClient.status(): maxAttempts must be at least 1, or -1 for unlimited, but was 0");
 	}
 
 	@Test

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,6 +21,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -32,6 +35,9 @@ import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetriesExhaustedException;
+import dev.resilience.retry.Retry;
+import dev.resilience.retry.RetryPolicy;
+import dev.resilience.retry.RetryRegistry;
 import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,7 +112,7 @@ class HttpRetryAfterTests {
 			assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
 				.isThrownBy(() -> context.getBean(PartnerApi.class).order())
 				.satisfies((ex) -> assertThat(RetriesExhaustedException.of(ex).getMessage())
-					.endsWith("stopped because Retry-After of PT1M is beyond maxDelay PT10S"));
+					.endsWith("stopped because Retry-After of 60s is beyond maxDelay 10s"));
 			assertThat(this.requests).hasValue(1);
 			assertThat(context.getBean(TestSleeper.class).getSleeps()).isEmpty();
 		});
@@ -121,6 +127,52 @@ class HttpRetryAfterTests {
 		Clock clock = Clock.fixed(NOW, ZoneOffset.UTC);
 		assertThat(new HttpRetryAfter(clock).of(tooMany)).isEqualTo(Duration.ofSeconds(12));
 		assertThat(new HttpRetryAfter(clock, false).of(tooMany)).isNull();
+	}
+
+	@Test
+	void theApplicationsClassLoaderDecidesWhetherWebClientResponsesAreRead() {
+		ApplicationContextRunner runner = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RetryAutoConfiguration.class))
+			.withUserConfiguration(TestTimeConfiguration.class);
+		runner.run((context) -> assertThat(sleepsAfterWebClient429(context)).containsExactly(Duration.ofSeconds(5)));
+		runner.withClassLoader(new FilteredClassLoader("org.springframework.web.reactive"))
+			.run((context) -> assertThat(sleepsAfterWebClient429(context)).containsExactly(Duration.ofMillis(100)));
+		runner.withClassLoader(new FilteredClassLoader("org.springframework.web"))
+			.run((context) -> assertThat(sleepsAfterWebClient429(context)).containsExactly(Duration.ofMillis(100)));
+	}
+
+	@Test
+	void twoClockBeansLeaveTheSystemClockToReadHttpDates() {
+		Instant future = Instant.parse("2100-01-01T00:00:00Z");
+		this.retryAfters.add(DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.ofInstant(future.plusSeconds(5), ZoneOffset.UTC)));
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+					RetryAutoConfiguration.class))
+			.withUserConfiguration(TestTimeConfiguration.class)
+			.withBean("firstClock", Clock.class, () -> Clock.fixed(future, ZoneOffset.UTC))
+			.withBean("secondClock", Clock.class, () -> Clock.fixed(future.plusSeconds(1), ZoneOffset.UTC))
+			.withBean(PartnerApi.class, () -> new PartnerApi(RestClient.create("http://localhost:" + this.server.getAddress().getPort())))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				// Either clock would wait 4 or 5 seconds; the system clock finds the date decades beyond maxDelay.
+				assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
+					.isThrownBy(() -> context.getBean(PartnerApi.class).order());
+				assertThat(context.getBean(TestSleeper.class).getSleeps()).isEmpty();
+			});
+	}
+
+	private static List<Duration> sleepsAfterWebClient429(AssertableApplicationContext context) {
+		assertThat(context).hasNotFailed();
+		HttpHeaders headers = new HttpHeaders();
+		headers.add(HttpHeaders.RETRY_AFTER, "5");
+		WebClientResponseException tooMany = WebClientResponseException.create(HttpStatus.TOO_MANY_REQUESTS,
+				"Too Many Requests", headers, new byte[0], StandardCharsets.UTF_8, null);
+		Retry retry = context.getBean(RetryRegistry.class)
+			.retry("partner", RetryPolicy.builder().maxRetries(1).jitter(Jitter.NONE).build());
+		assertThatExceptionOfType(WebClientResponseException.class).isThrownBy(() -> retry.call(() -> {
+			throw tooMany;
+		}));
+		return context.getBean(TestSleeper.class).getSleeps();
 	}
 
 	@Test

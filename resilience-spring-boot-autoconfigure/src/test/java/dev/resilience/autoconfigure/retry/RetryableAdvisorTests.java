@@ -167,6 +167,25 @@ class RetryableAdvisorTests {
 	}
 
 	@Test
+	void runShouldGiveTheFallbackTheCallsFailureWhenRetryIfThrows() {
+		this.contextRunner.run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			assertThat(client.brokenCondition("7")).isEqualTo("cached 7 after down 7, 1 suppressed");
+			assertThat(client.calls().get()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void runShouldCallTheFallbackOverloadMostSpecificForTheFailure() {
+		this.contextRunner.run((context) -> {
+			PartnerClient client = context.getBean(PartnerClient.class);
+			assertThat(client.overloaded(new FileNotFoundException("gone"))).isEqualTo("file gone");
+			assertThat(client.overloaded(new IOException("down"))).isEqualTo("io down");
+			assertThat(client.overloaded(new IllegalStateException("odd"))).isEqualTo("any odd");
+		});
+	}
+
+	@Test
 	void runShouldRethrowWhatTheFallbackThrows() {
 		this.contextRunner.run((context) -> {
 			PartnerClient client = context.getBean(PartnerClient.class);
@@ -385,6 +404,30 @@ class RetryableAdvisorTests {
 		public String fallbackNotTaking(String id) {
 			this.calls.incrementAndGet();
 			throw new IllegalStateException("not io");
+		}
+
+		@Retryable(jitter = Jitter.NONE, maxRetries = 1, retryIf = "#exception.message.length() / 0 > 1",
+				fallbackMethod = "cached")
+		public String brokenCondition(String id) throws IOException {
+			this.calls.incrementAndGet();
+			throw new IOException("down " + id);
+		}
+
+		@Retryable(maxRetries = 0, fallbackMethod = "recover")
+		public String overloaded(Exception failure) throws Exception {
+			throw failure;
+		}
+
+		String recover(Exception failure, Exception ex) {
+			return "any " + ex.getMessage();
+		}
+
+		String recover(Exception failure, FileNotFoundException ex) {
+			return "file " + ex.getMessage();
+		}
+
+		String recover(Exception failure, IOException ex) {
+			return "io " + ex.getMessage();
 		}
 
 		String cached(String id, IOException failure) {

@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.retry;
 
+import java.util.List;
+
 import java.io.IOException;
 
 import org.junit.jupiter.api.Test;
@@ -91,7 +93,7 @@ class RetryableStartupTests {
 	void runWhenPropertyIsOutOfRangeShouldFailNamingIt() {
 		this.contextRunner.withPropertyValues("resilience.retries.partner.max-retries=-1")
 			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("Invalid resilience.retries.partner: maxRetries must not be negative, but was -1"));
+				.contains("Invalid resilience.retries.partner: max-retries must not be negative, but was -1"));
 	}
 
 	@Test
@@ -121,6 +123,33 @@ class RetryableStartupTests {
 		this.contextRunner.withPropertyValues("resilience.retries.partner.budget.ratio=-0.5")
 			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
 				.contains("resilience.retries.partner.budget.ratio must be a finite number of at least 0, but was -0.5"));
+	}
+
+	@Test
+	void runWhenBudgetMinRetriesIsOutOfRangeShouldFailNamingTheProperty() {
+		this.contextRunner
+			.withPropertyValues("resilience.retries.partner.budget.ratio=0.2",
+					"resilience.retries.partner.budget.min-retries-per-second=-1")
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("resilience.retries.partner.budget.min-retries-per-second must not be negative, but was -1"));
+	}
+
+	@Test
+	void runWhenMaxDelayIsShorterThanDelayShouldFailNamingTheProperties() {
+		this.contextRunner.withPropertyValues("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s")
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("Invalid resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)"));
+	}
+
+	@Test
+	void runWhenBudgetIsTunedWithoutRatioShouldFailNamingTheRatio() {
+		for (String tuning : List.of("resilience.retries.partner.budget.window=5s",
+				"resilience.retries.partner.budget.min-retries-per-second=2")) {
+			this.contextRunner.withPropertyValues(tuning)
+				.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+					.contains("resilience.retries.partner.budget.window and resilience.retries.partner.budget.min-retries-per-second"
+							+ " only tune a budget, which is off until resilience.retries.partner.budget.ratio is set"));
+		}
 	}
 
 	@Test
