@@ -4,9 +4,9 @@
 #
 #   benchmarks/run-redis.sh
 #
-# Needs redis-server and redis-cli on the PATH: each benchmark starts its own server on a free
-# port. JMH settings as for run.sh: FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s),
-# ITERATIONS (3), TIME (2s); DECISIONS (20000) for the command count. About two minutes.
+# Each benchmark starts its own server on a free port with the tests' RedisServer: the PATH's
+# redis-server, else the one the embedded-redis dependency ships. JMH settings as for run.sh:
+# FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3), TIME (2s); DECISIONS (20000) for the command count. About two minutes.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -41,5 +41,5 @@ fi
 
 java -cp "$classpath" dev.resilience.benchmarks.RedisBenchmarkReport \
 	jmh="$results/redis-jmh.csv" commands="$results/redis-commands.csv" out=docs/benchmarks.md \
-	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'); whole run $(( $(date +%s) - start )) s; load average (1, 5, 15 min) before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) cores"
+	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(if command -v redis-server >/dev/null; then redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'; else echo "of embedded-redis"; fi); whole run $(( $(date +%s) - start )) s; load average (1, 5, 15 min) before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) cores"
 echo "Done in $(( $(date +%s) - start )) s"

@@ -22,6 +22,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
+import dev.resilience.ratelimit.redis.RedisServer;
+
 /**
  * Decisions per second on one local {@code redis-server} (started by the benchmark on a free
  * port): ours against Bucket4j's Lettuce backend, the same token bucket (so large that every call
@@ -45,7 +47,7 @@ public class RedisBenchmark {
 	@Param({ "1", "10000" })
 	int keys;
 
-	private LocalRedis redis;
+	private RedisServer redis;
 
 	private ClientResources resources;
 
@@ -55,7 +57,7 @@ public class RedisBenchmark {
 
 	@Setup(Level.Trial)
 	public void setup() {
-		this.redis = LocalRedis.start();
+		this.redis = RedisServer.start();
 		this.resources = DefaultClientResources.create();
 		this.client = RedisContenders.client(this.redis, this.resources);
 		this.limiter = RedisContenders.create(this.impl, this.client, RedisContenders.keys(this.keys));

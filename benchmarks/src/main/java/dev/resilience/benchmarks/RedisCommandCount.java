@@ -14,6 +14,8 @@ import io.lettuce.core.protocol.ProtocolKeyword;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 
+import dev.resilience.ratelimit.redis.RedisServer;
+
 /**
  * Counts the Redis commands one decision costs, for ours and for Bucket4j's Lettuce backend: the
  * commands the client sends (counted by Lettuce as they complete) and, from the server's
@@ -34,7 +36,7 @@ public final class RedisCommandCount {
 		for (String impl : new String[] { "ours", "bucket4j" }) {
 			LongAdder sent = new LongAdder();
 			ClientResources resources = DefaultClientResources.builder().commandLatencyRecorder(new Counting(sent)).build();
-			try (LocalRedis redis = LocalRedis.start()) {
+			try (RedisServer redis = RedisServer.start()) {
 				RedisClient client = RedisContenders.client(redis, resources);
 				String[] keys = RedisContenders.keys(100);
 				IntPredicate limiter = RedisContenders.create(impl, client, keys);
@@ -42,7 +44,7 @@ public final class RedisCommandCount {
 				for (int i = 0; i < keys.length; i++) {
 					limiter.test(i);
 				}
-				redis.cli("CONFIG", "RESETSTAT");
+				redis.commands().configResetstat();
 				sent.reset();
 				for (int i = 0; i < decisions; i++) {
 					limiter.test(i % keys.length);

@@ -19,6 +19,7 @@ import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
+import dev.resilience.ratelimit.redis.RedisServer;
 
 /**
  * The two Redis-backed limiters the Redis benchmarks compare, both on Lettuce and configured to the
@@ -33,7 +34,7 @@ final class RedisContenders {
 	private RedisContenders() {
 	}
 
-	static RedisClient client(LocalRedis redis, ClientResources resources) {
+	static RedisClient client(RedisServer redis, ClientResources resources) {
 		return RedisClient.create(resources, RedisURI.create("127.0.0.1", redis.port()));
 	}
 

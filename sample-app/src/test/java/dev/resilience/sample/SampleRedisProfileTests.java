@@ -1,9 +1,6 @@
 package dev.resilience.sample;
 
-import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,6 +21,8 @@ import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
+import dev.resilience.ratelimit.redis.RedisServer;
+
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -31,7 +30,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The profile {@code redis}: two instances of the sample, on a {@code redis-server} this test starts
- * on a free port, share the partner's window instead of admitting it twice.
+ * on a free port ({@link RedisServer}: the PATH's, else embedded-redis's), share the partner's
+ * window instead of admitting it twice.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "resilience.redis.decision-timeout=5s", SampleRedisProfileTests.HOUR_WINDOW_LIMIT,
@@ -45,9 +45,7 @@ class SampleRedisProfileTests {
 
 	static final String HOUR_WINDOW_PERIOD = "resilience.rate-limiters.partner-api.windows[0].period=1h";
 
-	private static Process redis;
-
-	private static int redisPort;
+	private static RedisServer redis;
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
@@ -58,47 +56,21 @@ class SampleRedisProfileTests {
 	private JsonMapper json;
 
 	@DynamicPropertySource
-	static void redis(DynamicPropertyRegistry registry) throws Exception {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			redisPort = socket.getLocalPort();
-		}
-		try {
-			redis = new ProcessBuilder("redis-server", "--port", Integer.toString(redisPort), "--bind", "127.0.0.1", "--save",
-					"", "--appendonly", "no")
-				.redirectErrorStream(true)
-				.redirectOutput(new File("/dev/null"))
-				.start();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("This test needs redis-server on the PATH (apt-get install redis-server)", ex);
-		}
-		awaitListening();
-		registry.add("spring.data.redis.port", () -> redisPort);
-	}
-
-	private static void awaitListening() throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		while (System.nanoTime() < deadline) {
-			try (Socket socket = new Socket("127.0.0.1", redisPort)) {
-				return;
-			}
-			catch (IOException ex) {
-				Thread.sleep(20);
-			}
-		}
-		throw new IllegalStateException("redis-server did not start");
+	static void redis(DynamicPropertyRegistry registry) {
+		redis = RedisServer.start();
+		registry.add("spring.data.redis.port", redis::port);
 	}
 
 	@AfterAll
 	static void stopRedis() {
-		redis.destroyForcibly();
+		redis.close();
 	}
 
 	@Test
 	void twoInstancesShareThePartnersWindow() throws Exception {
 		try (ConfigurableApplicationContext second = new SpringApplicationBuilder(SampleApplication.class)
 			.profiles("redis")
-			.run("--server.port=0", "--spring.data.redis.port=" + redisPort, "--resilience.redis.decision-timeout=5s",
+			.run("--server.port=0", "--spring.data.redis.port=" + redis.port(), "--resilience.redis.decision-timeout=5s",
 					"--" + HOUR_WINDOW_LIMIT, "--" + HOUR_WINDOW_PERIOD)) {
 			int secondPort = ((WebServerApplicationContext) second).getWebServer().getPort();
 			CompletableFuture<JsonNode> one = CompletableFuture.supplyAsync(() -> burst(this.port));

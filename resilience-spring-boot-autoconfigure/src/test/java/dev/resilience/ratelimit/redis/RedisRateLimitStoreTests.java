@@ -1,11 +1,9 @@
 package dev.resilience.ratelimit.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.Permit;
@@ -48,7 +46,7 @@ class RedisRateLimitStoreTests {
 			.window(2000, Duration.ofMinutes(1))
 			.windowAlgorithm(WindowAlgorithm.COUNTER));
 		counters.tryAcquire("warm", 1);
-		server.cli("CONFIG", "RESETSTAT");
+		server.commands().configResetstat();
 		for (int i = 0; i < 40; i++) {
 			counters.tryAcquire("k" + (i % 3), 1);
 		}
@@ -72,7 +70,7 @@ class RedisRateLimitStoreTests {
 			.tokenBucket(1, 1, Duration.ofMillis(200), RefillStrategy.GREEDY)
 			.maxWait(Duration.ofSeconds(1)));
 		limiter.tryAcquire("warm", 1);
-		server.cli("CONFIG", "RESETSTAT");
+		server.commands().configResetstat();
 		limiter.acquire("k", 1).close();
 		try (Permit waited = limiter.acquire("k", 1)) {
 			assertThat(waited.getWaited()).isPositive();
@@ -84,7 +82,7 @@ class RedisRateLimitStoreTests {
 	void callerWaitingForAReturnedPermitPollsAtMostEveryTenMilliseconds() throws InterruptedException {
 		RateLimiter limiter = limiter("polled", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofHours(1)));
 		Permit held = limiter.acquire("k", 1, Duration.ZERO);
-		server.cli("CONFIG", "RESETSTAT");
+		server.commands().configResetstat();
 		long start = System.nanoTime();
 		Thread returner = new Thread(() -> {
 			StoreContractTests.sleep(300);
@@ -103,8 +101,8 @@ class RedisRateLimitStoreTests {
 	void scriptIsLoadedAgainAfterTheServerForgotIt() {
 		RateLimiter limiter = limiter("flushed", RateLimiterSettings.builder().window(3, Duration.ofHours(1)));
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
-		server.cli("SCRIPT", "FLUSH");
-		server.cli("CONFIG", "RESETSTAT");
+		server.commands().scriptFlush();
+		server.commands().configResetstat();
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
@@ -113,7 +111,7 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
-	void everyKeyExpiresOnceItIsBackToANewKeysState() throws Exception {
+	void everyKeyExpiresOnceItIsBackToANewKeysState() {
 		RateLimiter limiter = limiter("expiring", RateLimiterSettings.builder()
 			.tokenBucket(10, 10, Duration.ofSeconds(10), RefillStrategy.GREEDY)
 			.window(5, Duration.ofSeconds(30))
@@ -124,11 +122,10 @@ class RedisRateLimitStoreTests {
 			limiter.acquire("user-" + i, 1, Duration.ZERO);
 			bucketOnly.tryAcquire("user-" + i, 2);
 		}
-		List<String> keys = List.of(server.cli("--scan", "--pattern", this.prefix + "*").split("\n"));
+		List<String> keys = server.keys(this.prefix + "*");
 		assertThat(keys).hasSize(100 * 3 + 100);
-		RedisClusterAsyncCommands<byte[], byte[]> commands = server.connect();
 		for (String key : keys) {
-			long ttl = commands.pttl(key.getBytes(StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+			long ttl = server.commands().pttl(key);
 			assertThat(ttl).as(key).isPositive();
 			if (key.startsWith(this.prefix + "bucket:")) {
 				// two tokens at one a second
@@ -147,7 +144,7 @@ class RedisRateLimitStoreTests {
 	void keyWhoseStateIsBackToNewIsDeleted() {
 		RateLimiter limiter = limiter("returned", RateLimiterSettings.builder().maxConcurrent(2, Duration.ofMinutes(1)));
 		limiter.acquire("k", 1, Duration.ZERO).close();
-		assertThat(server.cli("--scan", "--pattern", this.prefix + "returned:*").trim()).isEmpty();
+		assertThat(server.keys(this.prefix + "returned:*")).isEmpty();
 	}
 
 	@Test
@@ -161,7 +158,7 @@ class RedisRateLimitStoreTests {
 		List<?> reply = runner.run(keys.keys("k"), arguments.decide(true, 1, 0, 1),
 				System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
 		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
-		assertThat(server.cli("--scan", "--pattern", this.prefix + "late:*").trim()).isEmpty();
+		assertThat(server.keys(this.prefix + "late:*")).isEmpty();
 	}
 
 }

@@ -8,33 +8,50 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import java.time.Duration;
+import java.util.stream.IntStream;
 
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import redis.embedded.core.ExecutableProvider;
 
 import dev.resilience.ratelimit.RateLimitStoreFactory;
-import dev.resilience.ratelimit.StoreContractTests;
 
 /**
- * A {@code redis-server} of the machine's, started on a free loopback port for tests, with no
- * persistence. A machine without {@code redis-server} on its {@code PATH} fails the tests that
- * need one, naming what to install: the Redis tests are part of the suite, never skipped.
+ * A {@code redis-server} started on a free loopback port for tests, with no persistence: the one on
+ * the {@code PATH}, else the one {@code embedded-redis} ships for this OS and architecture. A
+ * machine with neither fails the tests that need one, naming both options: the Redis tests are part
+ * of the suite, never skipped. Tests talk to it with Lettuce only, so no {@code redis-cli} is
+ * needed (embedded-redis ships none). Also used by the sample's Redis test and the Redis
+ * benchmarks (the autoconfigure module's test-jar holds only this class).
  */
 public final class RedisServer implements AutoCloseable {
+
+	/**
+	 * System property that makes every server use the embedded binary even when the {@code PATH}
+	 * has a {@code redis-server}: {@code -Dresilience.test.redis=embedded} runs the Redis tests as a
+	 * machine without Redis would.
+	 */
+	public static final String BINARY_PROPERTY = "resilience.test.redis";
 
 	private static final String EXECUTABLE = "redis-server";
 
 	private static RedisServer shared;
+
+	private static String embedded;
+
+	private final String executable;
 
 	private final int port;
 
@@ -46,7 +63,10 @@ public final class RedisServer implements AutoCloseable {
 
 	private final List<AbstractRedisClient> clients = new ArrayList<>();
 
-	private RedisServer(int port, Path directory, List<String> extra) {
+	private RedisCommands<String, String> commands;
+
+	private RedisServer(String executable, int port, Path directory, List<String> extra) {
+		this.executable = executable;
 		this.port = port;
 		this.directory = directory;
 		this.extra = extra;
@@ -74,9 +94,22 @@ public final class RedisServer implements AutoCloseable {
 		return start(List.of());
 	}
 
+	/**
+	 * Starts a server of its own from the given binary, which the test stops.
+	 * @param executable the {@code redis-server} binary
+	 * @return the server
+	 */
+	public static RedisServer start(String executable) {
+		return start(executable, List.of());
+	}
+
 	static RedisServer start(List<String> extra) {
+		return start(executable(), extra);
+	}
+
+	private static RedisServer start(String executable, List<String> extra) {
 		try {
-			RedisServer server = new RedisServer(freePort(), Files.createTempDirectory("redis"), extra);
+			RedisServer server = new RedisServer(executable, freePort(), Files.createTempDirectory("redis"), extra);
 			server.launch();
 			return server;
 		}
@@ -87,7 +120,7 @@ public final class RedisServer implements AutoCloseable {
 
 	/** Starts (or starts again, after {@link #kill()}) the process on the same port. */
 	public void launch() {
-		List<String> command = new ArrayList<>(List.of(executable(), "--port", Integer.toString(this.port), "--bind",
+		List<String> command = new ArrayList<>(List.of(this.executable, "--port", Integer.toString(this.port), "--bind",
 				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", this.directory.toString()));
 		command.addAll(this.extra);
 		try {
@@ -118,18 +151,42 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	private static String executable() {
-		String path = System.getenv("PATH");
-		if (path != null) {
-			for (String dir : path.split(File.pathSeparator)) {
+	/**
+	 * Returns the {@code redis-server} the tests run: the {@code PATH}'s, else the embedded one
+	 * (always the embedded one with {@code -Dresilience.test.redis=embedded}).
+	 * @return the binary's path
+	 */
+	public static String executable() {
+		if (!"embedded".equals(System.getProperty(BINARY_PROPERTY))) {
+			String path = System.getenv("PATH");
+			for (String dir : (path != null) ? path.split(File.pathSeparator) : new String[0]) {
 				File candidate = new File(dir, EXECUTABLE);
 				if (candidate.canExecute()) {
 					return candidate.getPath();
 				}
 			}
 		}
-		throw new IllegalStateException("The Redis tests need redis-server on the PATH (Debian/Ubuntu: apt-get install "
-				+ "redis-server; macOS: brew install redis); .ci/run installs it");
+		return embeddedExecutable();
+	}
+
+	/**
+	 * Returns the {@code redis-server} embedded-redis ships for this OS and architecture, extracted
+	 * (once per JVM) to an executable temporary file.
+	 * @return the binary's path
+	 */
+	public static synchronized String embeddedExecutable() {
+		if (embedded == null) {
+			try {
+				embedded = ExecutableProvider.newJarResourceProvider().get().getPath();
+			}
+			catch (IOException | RuntimeException ex) {
+				throw new IllegalStateException("The Redis tests need a redis-server: none is on the PATH (Debian/Ubuntu: "
+						+ "apt-get install redis-server; macOS: brew install redis; .ci/run installs it), and the test "
+						+ "dependency com.github.codemonstur:embedded-redis ships none for " + System.getProperty("os.name")
+						+ " " + System.getProperty("os.arch") + " (it has Linux x86_64/arm64/x86, macOS x86_64/arm64)", ex);
+			}
+		}
+		return embedded;
 	}
 
 	private void awaitPing() {
@@ -148,7 +205,7 @@ public final class RedisServer implements AutoCloseable {
 			catch (IOException ex) {
 				// not listening yet
 			}
-			StoreContractTests.sleep(20);
+			sleep(20);
 		}
 		throw new IllegalStateException("redis-server did not answer on port " + this.port + ": " + log());
 	}
@@ -215,28 +272,9 @@ public final class RedisServer implements AutoCloseable {
 		}
 	}
 
-	/**
-	 * Runs {@code redis-cli} against this server.
-	 * @param arguments the command and its arguments
-	 * @return what it printed
-	 */
-	public String cli(String... arguments) {
-		List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(this.port)));
-		command.addAll(List.of(arguments));
-		return run(command);
-	}
-
-	static String run(List<String> command) {
+	private static void sleep(long millis) {
 		try {
-			Process cli = new ProcessBuilder(command).redirectErrorStream(true).start();
-			String output = new String(cli.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-			if (cli.waitFor() != 0) {
-				throw new IllegalStateException(command + " failed: " + output);
-			}
-			return output;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
+			Thread.sleep(millis);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -245,16 +283,39 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * Returns how often the server ran a command since its statistics were last reset, from
-	 * {@code INFO commandstats}.
+	 * Returns commands on a connection of the test's own, for what a test asks the server (statistics,
+	 * keys, scripts, cluster set-up); it reconnects after {@link #kill()} and {@link #launch()}.
+	 * @return the synchronous commands
+	 */
+	public synchronized RedisCommands<String, String> commands() {
+		if (this.commands == null) {
+			RedisClient client = RedisClient.create(uri());
+			this.clients.add(client);
+			this.commands = client.connect().sync();
+		}
+		return this.commands;
+	}
+
+	/**
+	 * Returns the keys that match a pattern, by {@code SCAN}.
+	 * @param pattern the pattern, such as {@code prefix:*}
+	 * @return the keys
+	 */
+	public List<String> keys(String pattern) {
+		return ScanIterator.scan(commands(), ScanArgs.Builder.matches(pattern).limit(1000)).stream().toList();
+	}
+
+	/**
+	 * Returns how often the server ran a command since its statistics were last reset
+	 * ({@code CONFIG RESETSTAT}), from {@code INFO commandstats}.
 	 * @param name the command, lower case
 	 * @return the calls
 	 */
 	public long commandCalls(String name) {
-		for (String line : cli("INFO", "commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_" + name + ":calls=")) {
-				String calls = line.substring(("cmdstat_" + name + ":calls=").length());
-				return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+		String prefix = "cmdstat_" + name + ":calls=";
+		for (String line : commands().info("commandstats").split("\r?\n")) {
+			if (line.startsWith(prefix)) {
+				return Long.parseLong(line.substring(prefix.length(), line.indexOf(',')));
 			}
 		}
 		return 0;
@@ -319,6 +380,8 @@ public final class RedisServer implements AutoCloseable {
 	 */
 	public static final class Cluster implements AutoCloseable {
 
+		private static final int SLOTS = 16384;
+
 		private static Cluster shared;
 
 		private final List<RedisServer> masters;
@@ -334,32 +397,52 @@ public final class RedisServer implements AutoCloseable {
 		public static synchronized Cluster shared() {
 			if (shared == null) {
 				List<RedisServer> masters = new ArrayList<>();
-				List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
 				for (int i = 0; i < 3; i++) {
-					RedisServer master = start(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-							"--cluster-node-timeout", "5000"));
-					masters.add(master);
-					create.add("127.0.0.1:" + master.port());
+					masters.add(start(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+							"--cluster-node-timeout", "5000")));
 				}
-				create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-				run(create);
 				Cluster cluster = new Cluster(masters);
-				cluster.awaitOk();
+				cluster.create();
 				shared = cluster;
 				Runtime.getRuntime().addShutdownHook(new Thread(cluster::close));
 			}
 			return shared;
 		}
 
+		/**
+		 * What {@code redis-cli --cluster create --cluster-replicas 0} does, with commands: an
+		 * even share of the 16384 slots per master (CLUSTER ADDSLOTS, which every version has),
+		 * a config epoch each, then every master meets the first.
+		 */
+		private void create() {
+			int count = this.masters.size();
+			for (int i = 0; i < count; i++) {
+				RedisCommands<String, String> master = this.masters.get(i).commands();
+				int from = i * SLOTS / count;
+				int to = (i + 1) * SLOTS / count;
+				master.clusterAddSlots(IntStream.range(from, to).toArray());
+				master.clusterSetConfigEpoch(i + 1);
+			}
+			for (RedisServer master : this.masters.subList(1, count)) {
+				master.commands().clusterMeet("127.0.0.1", this.masters.get(0).port());
+			}
+			awaitOk();
+		}
+
 		private void awaitOk() {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 			while (System.nanoTime() < deadline) {
-				if (this.masters.stream().allMatch((master) -> master.cli("CLUSTER", "INFO").contains("cluster_state:ok"))) {
+				if (this.masters.stream().allMatch(Cluster::ready)) {
 					return;
 				}
-				StoreContractTests.sleep(50);
+				sleep(50);
 			}
-			throw new IllegalStateException("the cluster did not reach cluster_state:ok");
+			throw new IllegalStateException("the cluster did not reach cluster_state:ok with 3 known nodes");
+		}
+
+		private static boolean ready(RedisServer master) {
+			String info = master.commands().clusterInfo();
+			return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
 		}
 
 		/**
