@@ -83,7 +83,8 @@ public final class BenchmarkReport {
 		BenchmarkReport report = new BenchmarkReport(results, bytesPerKey, arguments,
 				versions(System.getProperty("java.class.path", "")));
 		Files.createDirectories(out.toAbsolutePath().getParent());
-		Files.writeString(out, report.toMarkdown(machine()));
+		String previous = Files.exists(out) ? Files.readString(out) : "";
+		Files.writeString(out, RedisBenchmarkReport.keepSection(previous, report.toMarkdown(machine())));
 		System.out.println("Wrote " + out);
 	}
 

@@ -37,6 +37,16 @@ public final class RedisBenchmarkReport {
 		Files.writeString(out, replace(document, section));
 	}
 
+	/**
+	 * Returns a document that {@code run.sh} made anew with the section {@code run-redis.sh} wrote
+	 * into the previous one, so that neither script drops what the other measured.
+	 */
+	static String keepSection(String previous, String document) {
+		int start = previous.indexOf(START);
+		int end = previous.indexOf(END);
+		return (start >= 0 && end > start) ? replace(document, previous.substring(start, end + END.length())) : document;
+	}
+
 	static String replace(String document, String section) {
 		int start = document.indexOf(START);
 		int end = document.indexOf(END);

@@ -25,6 +25,15 @@ class BenchmarkReportTests {
 			"\"dev.resilience.benchmarks.SlidingWindowBenchmark.decide\",\"thrpt\",1,1,10.0,NaN,\"ops/us\",bucket4j,1000000");
 
 	@Test
+	void rewritingTheReportKeepsTheRedisSection() {
+		String section = RedisBenchmarkReport.START + "\n## Redis store\n\nmeasured\n" + RedisBenchmarkReport.END;
+		String previous = "# Old report\n\n" + section + "\n";
+		assertThat(RedisBenchmarkReport.keepSection(previous, "# New report\n")).isEqualTo("# New report\n\n" + section + "\n");
+		assertThat(RedisBenchmarkReport.keepSection("# Old report, never run-redis.sh\n", "# New report\n"))
+			.isEqualTo("# New report\n");
+	}
+
+	@Test
 	void parseCsvReadsParametersAndMissingErrors() {
 		List<Result> results = Result.parseCsv(CSV);
 		assertThat(results).hasSize(7);
