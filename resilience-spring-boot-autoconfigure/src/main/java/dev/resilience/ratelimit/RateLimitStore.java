@@ -1,6 +1,9 @@
 package dev.resilience.ratelimit;
 
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Keeps the state of one rate limiter's keys and decides atomically over all of its
@@ -10,6 +13,9 @@ import java.util.OptionalLong;
  * {@code dev.resilience.autoconfigure.ratelimit.RateLimitStoreRegistration} bean).
  */
 public interface RateLimitStore {
+
+	/** How often the default {@link #awaitPermitAsync} asks again for a returned permit. */
+	long PERMIT_RECHECK_MILLIS = 10;
 
 	/**
 	 * Returns the store's type, such as {@value RateLimiterSettings#MEMORY_STORE}; used as the
@@ -30,6 +36,22 @@ public interface RateLimitStore {
 	Reservation reserve(String key, long cost, long maxWaitNanos);
 
 	/**
+	 * Decides one call as {@link #reserve(String, long, long)} does, without holding the calling
+	 * thread: a remote store composes its client's future instead of waiting for it. The future
+	 * completes with the reservation (a store failure is decided by the limiter's
+	 * {@link RateLimiterSettings#onStoreFailure()}, as for {@code reserve}); it may complete on a
+	 * thread of the store's client, so callers hop elsewhere before running user code. A store
+	 * whose decisions never block keeps this default.
+	 * @param key the key whose state to use
+	 * @param cost the tokens (and window slots) the call consumes, already checked
+	 * @param maxWaitNanos the latest acceptable admission, from now
+	 * @return the reservation, when decided
+	 */
+	default CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
+		return CompletableFuture.completedFuture(reserve(key, cost, maxWaitNanos));
+	}
+
+	/**
 	 * Decides one call that is admitted now or not at all, and is never given back: the fast
 	 * path of {@link RateLimiter#tryAcquire(String, int)}, for limiters without
 	 * {@code max-concurrent}.
@@ -47,6 +69,24 @@ public interface RateLimitStore {
 	 * @throws InterruptedException if the thread is interrupted while waiting
 	 */
 	void awaitPermit(String key, long nanos) throws InterruptedException;
+
+	/**
+	 * After a rejection for want of a concurrency permit alone: completes when a permit of the key
+	 * may have been returned, the oldest lease of the key expires or {@code nanos} have passed,
+	 * whichever comes first, without holding a thread meanwhile. The default asks again after
+	 * {@value #PERMIT_RECHECK_MILLIS} ms (or {@code nanos}, if sooner); a store that can be told
+	 * of returned permits completes it then.
+	 * @param key the key
+	 * @param nanos the longest wait
+	 * @param scheduler runs the timed completion
+	 * @return completes (normally) when it is worth asking again
+	 */
+	default CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
+		CompletableFuture<Void> ready = new CompletableFuture<>();
+		long delay = Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(PERMIT_RECHECK_MILLIS));
+		scheduler.schedule(() -> ready.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		return ready;
+	}
 
 	/**
 	 * Returns the state of one key without consuming anything: permitted when a call of cost 1

@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit;
 
+import java.util.concurrent.CompletableFuture;
+
 /**
  * A call's place with a limiter, from {@link RateLimiter#reserve(String, int, java.time.Duration)}:
  * for callers that must not block. When the decision is permitted, the slot is held: wait
@@ -28,6 +30,27 @@ public interface Reservation {
 	 * when the permit's lease already expired.
 	 */
 	void release();
+
+	/**
+	 * Gives back everything as {@link #cancel()} does, without holding the calling thread for a
+	 * remote store's answer: for callers on an event loop or a scheduler thread. The future
+	 * completes when the store has done it; nothing needs to wait for it.
+	 * @return completes when given back
+	 */
+	default CompletableFuture<Void> cancelAsync() {
+		cancel();
+		return CompletableFuture.completedFuture(null);
+	}
+
+	/**
+	 * Returns the concurrency permit as {@link #release()} does, without holding the calling
+	 * thread for a remote store's answer.
+	 * @return completes when returned
+	 */
+	default CompletableFuture<Void> releaseAsync() {
+		release();
+		return CompletableFuture.completedFuture(null);
+	}
 
 	/**
 	 * Returns a reservation that holds nothing to give back or return: for a rejected call, or one
