@@ -44,6 +44,8 @@ public final class BenchmarkReport {
 
 	private static final String POOL = "PoolCallBenchmark";
 
+	private static final String ASYNC = "AsyncCallBenchmark";
+
 	private static final List<String> ONE_KEY_COMPETITORS = List.of("resilience4j", "bucket4j", "guava");
 
 	private static final long HIGH_LIMIT = 1_000_000;
@@ -258,6 +260,7 @@ public final class BenchmarkReport {
 		appendAnnotated(md);
 		appendMemory(md);
 		appendPool(md);
+		appendAsync(md);
 		md.append("## How to run\n\n");
 		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
 		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
@@ -299,6 +302,10 @@ public final class BenchmarkReport {
 				one(RANDOM_KEYS, "bucket4j_caffeine", 0), 1.2);
 		compare(md, "Annotated call: ours ≥ 1.5× Resilience4j's @RateLimiter", one(ANNOTATED, "ours", 0),
 				one(ANNOTATED, "resilience4j", 0), 1.5);
+		compare(md, "Annotated `Mono`: ours ≥ 2× Resilience4j's @RateLimiter (Reactor)", one(ASYNC, "mono", "ours"),
+				one(ASYNC, "mono", "resilience4j"), 2);
+		compare(md, "Annotated `CompletableFuture`: ours ≥ 2× Resilience4j's @Retry", one(ASYNC, "future", "ours"),
+				one(ASYNC, "future", "resilience4j"), 2);
 		Double ours = this.bytesPerKey.get("ours");
 		target(md, "Heap per recently used bucket-only key: ours ≤ 150 B",
 				(ours != null) ? bytes(ours) : "", (ours != null) ? ours <= 150 : null);
@@ -395,6 +402,19 @@ public final class BenchmarkReport {
 				(result) -> Integer.toString(result.threads()));
 	}
 
+	private void appendAsync(StringBuilder md) {
+		md.append("## 7. Asynchronous annotated calls\n\n");
+		md.append("From the call to its outcome, one thread calling and waiting for it: a method returning ")
+			.append("`Mono.just(value)` under our `@RateLimited(\"bench\")` and under Resilience4j's ")
+			.append("`@RateLimiter(name = \"bench\")` (its Reactor aspect, resilience4j-reactor), every call admitted, ")
+			.append("the `Mono` subscribed with `block()`; a method returning a completed `CompletableFuture` under ")
+			.append("our `@Retryable(\"bench\")` and Resilience4j's `@Retry(name = \"bench\")`, succeeding at once, ")
+			.append("the future awaited with `join()`. Each in a non-web Spring Boot application of its own; ")
+			.append("`plain` is the unannotated method on an unproxied bean.\n\n");
+		table(md, find(ASYNC, null, null), List.of("resilience4j"), "Call",
+				(result) -> result.method().equals("mono") ? "`Mono`, rate limited" : "`CompletableFuture`, retried");
+	}
+
 	private void appendMemory(StringBuilder md) {
 		md.append("## 5. Heap per key\n\n");
 		md.append("Heap retained per recently used key of a bucket-only limiter, over ")
@@ -471,6 +491,10 @@ public final class BenchmarkReport {
 		return find(benchmark, null, (limit > 0) ? limit : null).stream()
 			.filter((result) -> result.impl().equals(impl))
 			.findFirst();
+	}
+
+	private Optional<Result> one(String benchmark, String method, String impl) {
+		return find(benchmark, method, null).stream().filter((result) -> result.impl().equals(impl)).findFirst();
 	}
 
 	private String label(String impl) {

@@ -83,6 +83,23 @@ class BenchmarkReportTests {
 			.contains("| 1 | Commons Pool 2 | 2.00 | 0.1000 | — | — |");
 	}
 
+	@Test
+	void toMarkdownComparesTheAsyncCallsWithResilience4j() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0),
+				"\"dev.resilience.benchmarks.AsyncCallBenchmark.future\",\"thrpt\",1,3,1.0,0.1,\"ops/us\",ours,",
+				"\"dev.resilience.benchmarks.AsyncCallBenchmark.future\",\"thrpt\",1,3,0.8,0.1,\"ops/us\",resilience4j,",
+				"\"dev.resilience.benchmarks.AsyncCallBenchmark.mono\",\"thrpt\",1,3,3.0,0.2,\"ops/us\",ours,",
+				"\"dev.resilience.benchmarks.AsyncCallBenchmark.mono\",\"thrpt\",1,3,1.0,0.1,\"ops/us\",resilience4j,",
+				"\"dev.resilience.benchmarks.AsyncCallBenchmark.mono\",\"thrpt\",1,3,50.0,5.0,\"ops/us\",plain,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		assertThat(line(markdown, "Annotated `Mono`: ours ≥ 2×")).contains("3.00 vs 1.00 ops/µs = 3.00×").endsWith("| **met** |");
+		assertThat(line(markdown, "Annotated `CompletableFuture`: ours ≥ 2×")).contains("= 1.25×").endsWith("| **not met** |");
+		assertThat(markdown).contains("## 7. Asynchronous annotated calls")
+			.contains("| Call | Implementation | ops/µs | ± error | ours ÷ Resilience4j |")
+			.contains("| `CompletableFuture`, retried | ours | 1.00 | 0.1000 | 1.25× |")
+			.contains("| `Mono`, rate limited | ours | 3.00 | 0.2000 | 3.00× |\n| `Mono`, rate limited | Resilience4j | 1.00 | 0.1000 | — |\n| `Mono`, rate limited | plain | 50.00 | 5.00 | — |");
+	}
+
 	private static String line(String markdown, String containing) {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}
