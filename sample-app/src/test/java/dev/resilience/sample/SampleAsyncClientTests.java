@@ -37,10 +37,8 @@ class SampleAsyncClientTests {
 
 	@Test
 	void monoFetchesAnInvoice() throws Exception {
-		HttpResponse<String> response = get("/demo/reactive/invoices/101?customer=mono-once");
+		JsonNode fetched = fetched("/demo/reactive/invoices/101?customer=mono-once");
 
-		assertThat(response.statusCode()).isEqualTo(200);
-		JsonNode fetched = this.json.readTree(response.body());
 		assertThat(fetched.get("invoice").get("id").asLong()).isEqualTo(101);
 		assertThat(fetched.get("invoice").get("amountCents").asLong()).isEqualTo(101_000);
 		assertThat(fetched.get("partnerRequest").asInt()).isEqualTo(1);
@@ -52,9 +50,9 @@ class SampleAsyncClientTests {
 
 		// The partner answers 503 to the first request for a multiple of 4, 429 with Retry-After: 1
 		// to the first for a multiple of 5: each is fetched by the second request.
-		JsonNode unavailable = this.json.readTree(get("/demo/reactive/invoices/104?customer=mono-retry").body());
+		JsonNode unavailable = fetched("/demo/reactive/invoices/104?customer=mono-retry");
 		long started = System.nanoTime();
-		JsonNode tooMany = this.json.readTree(get("/demo/reactive/invoices/105?customer=mono-retry").body());
+		JsonNode tooMany = fetched("/demo/reactive/invoices/105?customer=mono-retry");
 		long tookMillis = (System.nanoTime() - started) / 1_000_000;
 
 		assertThat(unavailable.get("invoice").get("id").asLong()).isEqualTo(104);
@@ -86,8 +84,8 @@ class SampleAsyncClientTests {
 	void completableFutureFetchesAndRetriesInvoices() throws Exception {
 		double before = retriedCalls("partner-async");
 
-		JsonNode once = this.json.readTree(get("/demo/async/invoices/121").body());
-		JsonNode unavailable = this.json.readTree(get("/demo/async/invoices/124").body());
+		JsonNode once = fetched("/demo/async/invoices/121");
+		JsonNode unavailable = fetched("/demo/async/invoices/124");
 
 		assertThat(once.get("invoice").get("id").asLong()).isEqualTo(121);
 		assertThat(once.get("partnerRequest").asInt()).isEqualTo(1);
@@ -106,6 +104,12 @@ class SampleAsyncClientTests {
 		assertThat(problem.get("detail").asString()).contains("503");
 		assertThat(problem.get("retries").asString()).startsWith("Tried 4 times over ");
 		assertThat(problem.get("history")).hasSize(4);
+	}
+
+	private JsonNode fetched(String path) throws Exception {
+		HttpResponse<String> response = get(path);
+		assertThat(response.statusCode()).as("GET %s answered %s", path, response.body()).isEqualTo(200);
+		return this.json.readTree(response.body());
 	}
 
 	private double retriedCalls(String name) throws Exception {
