@@ -81,6 +81,17 @@ class SampleAsyncClientTests {
 	}
 
 	@Test
+	void monosAssembledTogetherAreDecidedWhenSubscribed() throws Exception {
+		JsonNode report = fetched("/demo/reactive/burst?calls=8&customer=mono-burst");
+
+		// Assembling eight consumed nothing; of the eight subscriptions, the limit of 5 admits 5.
+		assertThat(report.get("calls").asInt()).isEqualTo(8);
+		assertThat(report.get("fetched").asInt()).isEqualTo(5);
+		assertThat(report.get("rejected").asInt()).isEqualTo(3);
+		assertThat(report.get("outcomes")).hasSize(8);
+	}
+
+	@Test
 	void completableFutureFetchesAndRetriesInvoices() throws Exception {
 		double before = retriedCalls("partner-async");
 

@@ -1,6 +1,8 @@
 package dev.resilience.sample.demo;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -12,6 +14,7 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
+import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.retry.RetriesExhaustedException;
 import dev.resilience.retry.RetryAttempt;
 import dev.resilience.sample.client.AsyncInvoiceClient;
@@ -19,6 +22,7 @@ import dev.resilience.sample.client.FetchedInvoice;
 import dev.resilience.sample.client.PartnerStatusException;
 import dev.resilience.sample.client.ReactiveInvoiceClient;
 
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,10 +33,17 @@ import reactor.core.publisher.Mono;
  * client. Both retry the partner's {@code 503} and {@code 429}; the answer's
  * {@code partnerRequest} shows which request got through. A call that exhausts its retries
  * (invoice 11) is answered {@code 502} with its history of attempts.
+ * {@code GET /demo/reactive/burst?calls=8&customer=C} assembles {@code calls} {@code Mono}s first,
+ * which consumes nothing, then subscribes to them all at once: the customer's limit admits 5.
  */
 @RestController
 @RequestMapping("/demo")
 public class AsyncDemoController {
+
+	private static final int MAX_CALLS = 100;
+
+	// An invoice the partner serves at once, so a burst shows the limiter alone.
+	private static final long BURST_INVOICE = 1;
 
 	private final ReactiveInvoiceClient reactiveClient;
 
@@ -47,6 +58,27 @@ public class AsyncDemoController {
 	public Mono<FetchedInvoice> reactiveInvoice(@PathVariable long id,
 			@RequestParam(defaultValue = "demo-customer") String customer) {
 		return this.reactiveClient.fetchInvoice(customer, id);
+	}
+
+	@GetMapping("/reactive/burst")
+	public Mono<ReactiveBurstReport> reactiveBurst(@RequestParam(defaultValue = "8") int calls,
+			@RequestParam(defaultValue = "burst-customer") String customer) {
+		if (calls < 1 || calls > MAX_CALLS) {
+			throw new IllegalArgumentException("calls must be between 1 and " + MAX_CALLS + " but was " + calls);
+		}
+		// Assembling asks the limiter nothing: each Mono is decided when it is subscribed.
+		List<Mono<FetchedInvoice>> assembled = IntStream.range(0, calls)
+			.mapToObj((call) -> this.reactiveClient.fetchInvoice(customer, BURST_INVOICE))
+			.toList();
+		return Flux.fromIterable(assembled)
+			.flatMap((mono) -> mono.map((fetched) -> "fetched")
+				.onErrorResume(RateLimitExceededException.class, (rejected) -> Mono
+					.just("rejected, retry after " + rejected.getRetryAfter().toMillis() + "ms")))
+			.collectList()
+			.map((outcomes) -> {
+				int fetched = (int) outcomes.stream().filter("fetched"::equals).count();
+				return new ReactiveBurstReport(calls, fetched, calls - fetched, outcomes);
+			});
 	}
 
 	@GetMapping("/async/invoices/{id}")
