@@ -19,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 
-import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.resilience.ManualTicker;
 
@@ -40,10 +42,17 @@ class AcquireAsyncStressTests {
 
 	private static final long WINDOW_LIMIT = 1_000_000;
 
-	@Test
-	void sixteenThreadsCancellingAtRandomLeaveEveryKeyExactlyAsTheAdmittedCallsLeftIt() throws Exception {
+	/**
+	 * Run with an in-memory store, whose decisions complete at once, and with one whose decisions
+	 * complete on a thread of its own, as a remote store's do: then calls are also cancelled while
+	 * their decision is in flight.
+	 */
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void sixteenThreadsCancellingAtRandomLeaveEveryKeyExactlyAsTheAdmittedCallsLeftIt(boolean remote) throws Exception {
 		// The ticker stands still: windows never make anybody wait, only permits do (in real time).
 		ManualTicker ticker = new ManualTicker();
+		ExecutorService storeThreads = Executors.newFixedThreadPool(2);
 		Map<String, InMemoryRateLimitStore> stores = new ConcurrentHashMap<>();
 		Map<String, Counts> counts = new ConcurrentHashMap<>();
 		Map<String, LongAdder> admittedEvents = new ConcurrentHashMap<>();
@@ -60,7 +69,7 @@ class AcquireAsyncStressTests {
 				stores.put(name, store);
 				Counts counted = new Counts();
 				counts.put(name, counted);
-				return counting(store, counted);
+				return counting(store, counted, remote ? storeThreads : null);
 			})
 			.limiter("user", RateLimiterSettings.builder()
 				.store("counting")
@@ -140,7 +149,10 @@ class AcquireAsyncStressTests {
 		}
 		finally {
 			pool.shutdownNow();
-			// Steps still running give back what they hold before the counts are read.
+			// Decisions in flight and steps still running give back what they hold before the
+			// counts are read.
+			storeThreads.shutdown();
+			assertThat(storeThreads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
 			scheduler.shutdown();
 			assertThat(scheduler.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
 		}
@@ -182,9 +194,21 @@ class AcquireAsyncStressTests {
 		assertThat(global.inspect("").getRemaining()).isEqualTo(5);
 	}
 
-	/** Counts every reservation a store admits and what becomes of it. */
-	private static RateLimitStore counting(RateLimitStore delegate, Counts counts) {
+	/**
+	 * Counts every reservation a store admits and what becomes of it; with {@code storeThreads},
+	 * decides on them.
+	 */
+	private static RateLimitStore counting(RateLimitStore delegate, Counts counts,
+			@Nullable ExecutorService storeThreads) {
 		return new ForwardingStore("counting", delegate) {
+
+			@Override
+			public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
+				if (storeThreads == null) {
+					return super.reserveAsync(key, cost, maxWaitNanos);
+				}
+				return CompletableFuture.supplyAsync(() -> reserve(key, cost, maxWaitNanos), storeThreads);
+			}
 
 			@Override
 			public Reservation reserve(String key, long cost, long maxWaitNanos) {
