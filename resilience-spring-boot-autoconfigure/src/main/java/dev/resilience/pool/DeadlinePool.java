@@ -21,6 +21,7 @@ import org.apache.commons.pool2.impl.GenericObjectPool;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Listeners;
 import dev.resilience.Ticker;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
@@ -45,6 +46,8 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * @param <T> the connection type
  */
 final class DeadlinePool<T> implements ConnectionPool<T> {
+
+	private static final System.Logger logger = System.getLogger(DeadlinePool.class.getName());
 
 	private static final Duration EVICTION_PERIOD_CAP = Duration.ofSeconds(30);
 
@@ -174,13 +177,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				if (handle != null) {
 					this.pool.returnObject(handle);
 				}
-				this.listeners.forEach((listener) -> listener.onCheckout(this.name, CheckoutOutcome.TIMEOUT,
-						Duration.ofNanos(waited)));
+				checkout(CheckoutOutcome.TIMEOUT, waited);
 				throw new CheckoutTimeoutException(this.name, timeout, Duration.ofNanos(waited));
 			}
 			if (!this.settings.validateOnCheckout() || isValid(handle)) {
-				this.listeners.forEach((listener) -> listener.onCheckout(this.name, CheckoutOutcome.ACQUIRED,
-						Duration.ofNanos(waited)));
+				checkout(CheckoutOutcome.ACQUIRED, waited);
 				return handle;
 			}
 			invalidate(handle);
@@ -288,9 +289,18 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/** Tells the listeners of a checkout; one that throws cannot keep the caller from its connection. */
+	private void checkout(CheckoutOutcome outcome, long waitedNanos) {
+		Duration waited = Duration.ofNanos(waitedNanos);
+		Listeners.tell(this.listeners, (listener) -> listener.onCheckout(this.name, outcome, waited), logger,
+				"Pool listener");
+	}
+
+	/** Tells the listeners of an operation; one that throws cannot change the caller's outcome. */
 	private void operation(OperationOutcome outcome, long started) {
 		Duration duration = Duration.ofNanos(this.ticker.read() - started);
-		this.listeners.forEach((listener) -> listener.onOperation(this.name, outcome, duration));
+		Listeners.tell(this.listeners, (listener) -> listener.onOperation(this.name, outcome, duration), logger,
+				"Pool listener");
 	}
 
 	private <R> R invoke(ConnectionCallback<T, R> callback, T connection) {
