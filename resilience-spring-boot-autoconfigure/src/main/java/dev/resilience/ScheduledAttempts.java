@@ -4,12 +4,14 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -86,18 +88,12 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 			stage.cancel(true);
 			return;
 		}
-		if (stage.isDone()) {
-			// Complete already: judged on this thread, which made the attempt.
-			stage.whenComplete(this::outcome);
-		}
-		else {
-			stage.whenComplete((value, failure) -> {
-				// A call cancelled meanwhile cancelled this stage too: nothing is left to judge.
-				if (!this.future.isDone()) {
-					onScheduler(() -> outcome(value, failure));
-				}
-			});
-		}
+		whenComplete(stage, this.scheduler, (value, failure) -> {
+			// A call cancelled meanwhile cancelled this stage too: nothing is left to judge.
+			if (!this.future.isDone()) {
+				outcome(value, failure);
+			}
+		});
 	}
 
 	/**
@@ -173,6 +169,33 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 		return (failure instanceof CompletionException && cause != null) ? cause : failure;
 	}
 
+	/**
+	 * Runs an action when a stage completes: at once, on this thread, when it is complete already;
+	 * else on the executor, so that the action never runs on the thread that completes the stage
+	 * (such as an HTTP client's I/O thread). When the executor refuses the task (it is shut down),
+	 * the action runs on the completing thread rather than never.
+	 * @param <V> the stage's value
+	 * @param stage the stage
+	 * @param executor runs the action when the stage completes later
+	 * @param action takes the value or the failure, as {@link CompletionStage#whenComplete} gives them
+	 */
+	public static <V extends @Nullable Object> void whenComplete(CompletionStage<V> stage, Executor executor,
+			BiConsumer<? super V, ? super @Nullable Throwable> action) {
+		CompletableFuture<V> future = stage.toCompletableFuture();
+		if (future.isDone()) {
+			future.whenComplete(action);
+			return;
+		}
+		future.whenComplete((value, failure) -> {
+			try {
+				executor.execute(() -> action.accept(value, failure));
+			}
+			catch (RejectedExecutionException ex) {
+				action.accept(value, failure);
+			}
+		});
+	}
+
 	private void outcome(@Nullable Object value, @Nullable Throwable failure) {
 		if (this.future.isDone()) {
 			return;
@@ -182,16 +205,6 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 		}
 		catch (Throwable ex) {
 			this.future.completeExceptionally(ex);
-		}
-	}
-
-	private void onScheduler(Runnable task) {
-		try {
-			this.scheduler.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			// A scheduler shut down: finish here rather than leave the call hanging.
-			task.run();
 		}
 	}
 
