@@ -341,13 +341,10 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	static RedisScriptRunner warm(RedisScriptRunner runner) {
-		try {
-			runner.ping(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-			return runner;
+		if (!runner.connect(Duration.ofSeconds(10))) {
+			throw new IllegalStateException("Redis did not answer");
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Redis did not answer", ex);
-		}
+		return runner;
 	}
 
 	@Override
