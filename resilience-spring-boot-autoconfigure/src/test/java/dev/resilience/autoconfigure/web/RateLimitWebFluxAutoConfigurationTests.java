@@ -8,6 +8,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.mock.http.server.reactive.MockServerHttpRequest;
 import org.springframework.mock.web.server.MockServerWebExchange;
 import org.springframework.web.reactive.DispatcherHandler;
@@ -33,6 +34,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 	@Test
 	void runInReactiveWebApplicationShouldProvideHandlerFilterAndListener() {
 		this.contextRunner.run((context) -> assertThat(context).hasSingleBean(RateLimitWebFluxExceptionHandler.class)
+			.hasSingleBean(RateLimitWebExceptionHandler.class)
 			.hasSingleBean(RateLimitWebFluxFilter.class)
 			.hasSingleBean(RateLimitWebFluxListener.class)
 			.doesNotHaveBean(RateLimitExceptionHandler.class)
@@ -57,6 +59,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(DispatcherHandler.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(RateLimitWebFluxExceptionHandler.class)
+				.doesNotHaveBean(RateLimitWebExceptionHandler.class)
 				.doesNotHaveBean(RateLimitWebFluxFilter.class)
 				.doesNotHaveBean(RateLimitWebFluxListener.class));
 	}
@@ -66,6 +69,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(Mono.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(RateLimitWebFluxExceptionHandler.class)
+				.doesNotHaveBean(RateLimitWebExceptionHandler.class)
 				.doesNotHaveBean(RateLimitWebFluxFilter.class)
 				.doesNotHaveBean(RateLimitWebFluxListener.class));
 	}
@@ -76,6 +80,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasSingleBean(RateLimitExceptionHandler.class)
 				.hasSingleBean(RateLimitResponseHeaders.class)
 				.doesNotHaveBean(RateLimitWebFluxExceptionHandler.class)
+				.doesNotHaveBean(RateLimitWebExceptionHandler.class)
 				.doesNotHaveBean(RateLimitWebFluxFilter.class)
 				.doesNotHaveBean(RateLimitWebFluxListener.class));
 	}
@@ -95,6 +100,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 		new ApplicationContextRunner().withConfiguration(CONFIGURATIONS)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(RateLimitWebFluxExceptionHandler.class)
+				.doesNotHaveBean(RateLimitWebExceptionHandler.class)
 				.doesNotHaveBean(RateLimitWebFluxFilter.class)
 				.doesNotHaveBean(RateLimitWebFluxListener.class));
 	}
@@ -102,9 +108,11 @@ class RateLimitWebFluxAutoConfigurationTests {
 	@Test
 	void runWhenUserDefinesHandlerFilterAndListenerShouldBackOff() {
 		RateLimitWebFluxExceptionHandler handler = new RateLimitWebFluxExceptionHandler();
+		RateLimitWebExceptionHandler webHandler = new RateLimitWebExceptionHandler(ServerCodecConfigurer.create());
 		RateLimitWebFluxFilter filter = new RateLimitWebFluxFilter();
 		RateLimitWebFluxListener listener = new RateLimitWebFluxListener();
 		this.contextRunner.withBean("ownHandler", RateLimitWebFluxExceptionHandler.class, () -> handler)
+			.withBean("ownWebHandler", RateLimitWebExceptionHandler.class, () -> webHandler)
 			.withBean("ownFilter", RateLimitWebFluxFilter.class, () -> filter)
 			.withBean("ownListener", RateLimitWebFluxListener.class, () -> listener)
 			.run((context) -> {
@@ -112,6 +120,7 @@ class RateLimitWebFluxAutoConfigurationTests {
 					.hasSingleBean(RateLimitWebFluxFilter.class)
 					.hasSingleBean(RateLimitWebFluxListener.class);
 				assertThat(context.getBean(RateLimitWebFluxExceptionHandler.class)).isSameAs(handler);
+				assertThat(context.getBean(RateLimitWebExceptionHandler.class)).isSameAs(webHandler);
 				assertThat(context.getBean(RateLimitWebFluxFilter.class)).isSameAs(filter);
 				assertThat(context.getBean(RateLimitWebFluxListener.class)).isSameAs(listener);
 			});

@@ -16,6 +16,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -27,6 +28,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.reactive.DispatcherHandler;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimitDecisionRecorder;
@@ -83,6 +87,7 @@ class RateLimitWebFluxTests {
 	void applicationShouldBeReactiveWithWebFluxSupportOnly(@Autowired ApplicationContext context) {
 		assertThat(context.getBeansOfType(DispatcherHandler.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitWebFluxExceptionHandler.class)).hasSize(1);
+		assertThat(context.getBeansOfType(RateLimitWebExceptionHandler.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitWebFluxFilter.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitWebFluxListener.class)).hasSize(1);
 		assertThat(context.getBeansOfType(RateLimitExceptionHandler.class)).isEmpty();
@@ -275,6 +280,56 @@ class RateLimitWebFluxTests {
 	}
 
 	@Test
+	void functionalEndpointShouldCarryRateLimitAndAnswerARejectionWith429() {
+		this.client.get()
+			.uri("/functional?limiters=paced,paced&key=functional")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("RateLimit", "\"paced-5s\";r=1;t=5, \"paced-60s\";r=8;t=60");
+		this.client.get()
+			.uri("/functional?limiters=greeting,paced,paced&key=functional")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader()
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.expectHeader()
+			.valueEquals("Retry-After", "5")
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", "\"greeting-5s\";q=1;w=5, \"paced-5s\";q=3;w=5, \"paced-60s\";q=10;w=60")
+			.expectHeader()
+			.valueEquals("RateLimit", "\"greeting-5s\";r=0;t=5, \"paced-5s\";r=0;t=5, \"paced-60s\";r=7;t=60")
+			.expectBody()
+			.jsonPath("$.status")
+			.isEqualTo(429)
+			.jsonPath("$.title")
+			.isEqualTo("Too Many Requests")
+			.jsonPath("$.detail")
+			.isEqualTo("Rate limit 'paced' exceeded; retry after 5 s")
+			.jsonPath("$.instance")
+			.isEqualTo("/functional")
+			.jsonPath("$.limiter")
+			.isEqualTo("paced")
+			.jsonPath("$.retryAfterSeconds")
+			.isEqualTo(5)
+			.jsonPath("$.key")
+			.doesNotExist();
+	}
+
+	@Test
+	void otherFailuresOfAFunctionalEndpointShouldStayWithSpringBoot() {
+		this.client.get()
+			.uri("/functional-failure")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.INTERNAL_SERVER_ERROR)
+			.expectHeader()
+			.doesNotExist("Retry-After");
+	}
+
+	@Test
 	void userExceptionHandlerShouldWin() {
 		this.client.get().uri("/own?key=own").exchange().expectStatus().isOk();
 		this.client.get()
@@ -293,6 +348,17 @@ class RateLimitWebFluxTests {
 	@Import({ TestTimeConfiguration.class, LimitedController.class, OwnController.class, OwnAdvice.class,
 			GreetingService.class })
 	static class TestApplication {
+
+		@Bean
+		RouterFunction<ServerResponse> functionalRoutes(RateLimiterRegistry registry) {
+			return RouterFunctions.route()
+				.GET("/functional", (request) -> ServerResponse.ok()
+					.body(limited(registry, List.of(request.queryParam("limiters").orElseThrow().split(",")),
+							request.queryParam("key").orElseThrow()), String.class))
+				.GET("/functional-failure",
+						(request) -> Mono.error(new IllegalStateException("not a rate limit")))
+				.build();
+		}
 
 	}
 
