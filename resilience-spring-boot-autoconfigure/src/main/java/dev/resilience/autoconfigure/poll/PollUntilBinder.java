@@ -2,8 +2,6 @@ package dev.resilience.autoconfigure.poll;
 
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +14,7 @@ import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -68,9 +67,9 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 
 	private static void checkResultCanBePolled(Method method, String until, String where) {
 		Class<?> type = method.getReturnType();
-		if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)) {
-			throw new IllegalStateException(where + " would poll the " + type.getSimpleName()
-					+ " itself, which is returned at once; poll a method returning the value, or use Poller.awaitAsync");
+		if (ReturnKind.of(method, PollUntil.class) == ReturnKind.FLUX) {
+			throw new IllegalStateException(where + " returns a Flux, a stream with no single value to judge; "
+					+ "poll a method returning a Mono, a CompletionStage or the value");
 		}
 		if ((type == void.class || type == Void.class) && until.isBlank()) {
 			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "

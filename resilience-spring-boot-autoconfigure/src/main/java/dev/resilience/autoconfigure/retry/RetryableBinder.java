@@ -20,6 +20,7 @@ import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;
 import dev.resilience.retry.Retryable;
@@ -57,6 +58,10 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
+		if (!annotation.retryIfResult().isBlank() && ReturnKind.of(method, Retryable.class) == ReturnKind.FLUX) {
+			throw new IllegalStateException(where + " sets retryIfResult on a method returning a Flux, a stream with "
+					+ "no single result to judge; retry on failures (retryOn, retryIf) instead");
+		}
 		return new RetryableMethod(this.registry.retry(retryName, policy),
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
