@@ -144,7 +144,11 @@ final class AsyncAcquisition {
 						}
 						waiting.waitFor(ready);
 						// A permit may be returned on any thread, the store's client's included.
-						ready.whenComplete((done, ex) -> hop(() -> resume(waiting, null, ex)));
+						ready.whenComplete((done, ex) -> {
+							if (!waiting.isCancelled()) {
+								hop(() -> resume(waiting, null, ex));
+							}
+						});
 						return;
 					}
 					case ADMIT -> {
@@ -336,6 +340,11 @@ final class AsyncAcquisition {
 			if (this.cancelled) {
 				future.cancel(false);
 			}
+		}
+
+		/** Whether the caller's cancellation ended the wait: nothing is to resume then. */
+		boolean isCancelled() {
+			return this.cancelled;
 		}
 
 		void cancel() {
