@@ -297,7 +297,15 @@ final class Acquisition {
 	 */
 	Permit admit() {
 		expect(Action.ADMIT);
-		Duration waited = this.admittedAtOnce ? Duration.ZERO : Duration.ofNanos(Math.max(0, this.ticker.read() - this.start));
+		this.phase = Phase.DONE;
+		if (this.admittedAtOnce) {
+			// The common case: one limiter, no wait, its decision as it is.
+			Reservation reservation = this.taken[0];
+			this.taken[0] = null;
+			this.acquirer.publish(this.requests.get(0).limiter(), reservation.getDecision());
+			return new Permit(List.of(reservation), Duration.ZERO);
+		}
+		Duration waited = Duration.ofNanos(Math.max(0, this.ticker.read() - this.start));
 		Duration reported = Duration.ZERO;
 		for (Reservation reservation : this.taken) {
 			Duration slot = reservation.getDecision().getWait();
@@ -312,7 +320,6 @@ final class Acquisition {
 		}
 		Permit permit = new Permit(List.of(this.taken), waited);
 		Arrays.fill(this.taken, null);
-		this.phase = Phase.DONE;
 		return permit;
 	}
 
@@ -462,7 +469,7 @@ final class Acquisition {
 	}
 
 	private void expect(Action expected) {
-		if (this.action != expected || (this.phase == Phase.DONE && expected == Action.ADMIT)) {
+		if (this.action != expected || (expected == Action.ADMIT && this.phase == Phase.DONE)) {
 			throw new IllegalStateException("cannot " + expected + " while " + this.action + " in " + this.phase);
 		}
 	}

@@ -2,6 +2,7 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -96,12 +97,20 @@ final class AsyncAcquisition {
 						RateLimitRequest request = acquisition.request();
 						CompletableFuture<Reservation> decided = request.limiter()
 							.reserveAsync(request.key(), request.cost(), acquisition.reserveWait());
-						if (decided.isDone() && !decided.isCompletedExceptionally()) {
+						if (decided.isDone()) {
 							// Decided at once, on this thread (an in-memory store): go on here.
-							acquisition.reserved(decided.getNow(null));
+							Reservation reservation;
+							try {
+								reservation = decided.getNow(null);
+							}
+							catch (CompletionException ex) {
+								fail(unwrap(ex));
+								return;
+							}
+							acquisition.reserved(reservation);
 							continue;
 						}
-						Pending waiting = new Pending();
+						Pending waiting = new Pending(true);
 						if (!handOver(waiting)) {
 							decided.thenAccept(AsyncAcquisition::giveBack);
 							return;
@@ -111,7 +120,7 @@ final class AsyncAcquisition {
 					}
 					case WAIT -> {
 						long nanos = acquisition.nanos();
-						Pending waiting = new Pending();
+						Pending waiting = new Pending(false);
 						if (!handOver(waiting)) {
 							return;
 						}
@@ -128,14 +137,18 @@ final class AsyncAcquisition {
 						RateLimitRequest request = acquisition.request();
 						CompletableFuture<Void> ready = request.limiter()
 							.awaitPermitAsync(request.key(), Duration.ofNanos(acquisition.nanos()), this.scheduler);
-						Pending waiting = new Pending();
+						Pending waiting = new Pending(false);
 						if (!handOver(waiting)) {
 							ready.cancel(false);
 							return;
 						}
 						waiting.waitFor(ready);
 						// A permit may be returned on any thread, the store's client's included.
-						ready.whenComplete((done, ex) -> hop(() -> resume(waiting, null, ex)));
+						ready.whenComplete((done, ex) -> {
+							if (!waiting.isCancelled()) {
+								hop(() -> resume(waiting, null, ex));
+							}
+						});
 						return;
 					}
 					case ADMIT -> {
@@ -216,8 +229,8 @@ final class AsyncAcquisition {
 			if (failure != null) {
 				throw unwrap(failure);
 			}
-			if (reservation != null) {
-				acquisition.reserved(reservation);
+			if (waiting.decision) {
+				acquisition.reserved(Objects.requireNonNull(reservation, "the store decided nothing"));
 			}
 			else {
 				acquisition.waited();
@@ -304,12 +317,22 @@ final class AsyncAcquisition {
 				? cause : failure;
 	}
 
-	/** One wait, cancelled when the caller cancels the call while it waits. */
+	/**
+	 * One wait: for a decision, which is never cancelled, or for a slot or a permit, cancelled
+	 * when the caller cancels the call meanwhile.
+	 */
 	private static final class Pending {
+
+		/** Whether a decision is awaited, whose reservation the continuation brings. */
+		final boolean decision;
 
 		private volatile @Nullable Future<?> future;
 
 		private volatile boolean cancelled;
+
+		Pending(boolean decision) {
+			this.decision = decision;
+		}
 
 		/** Sets what is waited for; cancels it at once when the wait was cancelled first. */
 		void waitFor(Future<?> future) {
@@ -317,6 +340,11 @@ final class AsyncAcquisition {
 			if (this.cancelled) {
 				future.cancel(false);
 			}
+		}
+
+		/** Whether the caller's cancellation ended the wait: nothing is to resume then. */
+		boolean isCancelled() {
+			return this.cancelled;
 		}
 
 		void cancel() {

@@ -304,6 +304,36 @@ class AcquireAsyncTests {
 	}
 
 	@Test
+	void cancellingWhileWaitingForAReturnedPermitLeavesNothingBehind() {
+		AtomicReference<InMemoryRateLimitStore> memory = new AtomicReference<>();
+		RateLimiter limiter = registry().store("captured", (name, settings, ticker) -> {
+			memory.set(new InMemoryRateLimitStore(name, settings, ticker));
+			return memory.get();
+		})
+			.limiter("api", RateLimiterSettings.builder()
+				.store("captured")
+				.window(10, Duration.ofSeconds(1))
+				.maxConcurrent(1, Duration.ofMinutes(1))
+				.build())
+			.build()
+			.get("api");
+		Permit held = limiter.acquire("k", 1, Duration.ZERO);
+		Object before = state(limiter, "k");
+		CompletableFuture<Permit> waiting = limiter.acquireAsync("k", 1, Duration.ofSeconds(10), this.scheduler);
+		assertThat(InMemoryPermitWaiterTests.waiters(memory.get(), "k")).isOne();
+
+		waiting.cancel(true);
+
+		assertThat(state(limiter, "k")).isEqualTo(before);
+		assertThat(InMemoryPermitWaiterTests.waiters(memory.get(), "k")).isZero();
+		assertThat(this.scheduler.pending()).isZero();
+		held.close();
+		this.scheduler.runAll();
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		assertThat(limiter.inspect("k").getQuotas().get(0).remaining()).isEqualTo(9);
+	}
+
+	@Test
 	void cancellingWhileTheStoreDecidesGivesBackWhatTheDecisionBrings() {
 		AtomicReference<Runnable> decide = new AtomicReference<>();
 		RateLimiter limiter = registry().store("remote", (name, settings, ticker) -> deferred(

@@ -195,6 +195,55 @@ class InMemoryPermitWaiterTests {
 		assertThat(this.scheduler.pending()).isZero();
 	}
 
+	@Test
+	void aStoreThatCannotBeToldOfReturnedPermitsRechecksSoonByDefault() {
+		RateLimitStore polling = new RateLimitStore() {
+
+			@Override
+			public String getType() {
+				return "polling";
+			}
+
+			@Override
+			public Reservation reserve(String key, long cost, long maxWaitNanos) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public RateLimitDecision tryAcquire(String key, long cost) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void awaitPermit(String key, long nanos) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public RateLimitDecision inspect(String key) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public void reset(String key) {
+			}
+
+		};
+
+		CompletableFuture<Void> recheck = polling.awaitPermitAsync("k", TEN_SECONDS, this.scheduler);
+		CompletableFuture<Void> shortWait = polling.awaitPermitAsync("k", Duration.ofMillis(5).toNanos(), this.scheduler);
+		CompletableFuture<Void> cancelled = polling.awaitPermitAsync("k", TEN_SECONDS, this.scheduler);
+		cancelled.cancel(true);
+
+		assertThat(this.scheduler.delays()).containsExactly(Duration.ofMillis(RateLimitStore.PERMIT_RECHECK_MILLIS),
+				Duration.ofMillis(5), Duration.ofMillis(RateLimitStore.PERMIT_RECHECK_MILLIS));
+		assertThat(this.scheduler.pending()).isEqualTo(2);
+		this.scheduler.runAll();
+		assertThat(recheck).isCompleted();
+		assertThat(shortWait).isCompleted();
+		assertThat(this.ticker.read()).isEqualTo(Duration.ofMillis(RateLimitStore.PERMIT_RECHECK_MILLIS).toNanos());
+	}
+
 	private int waiters(String key) {
 		return waiters(this.store, key);
 	}
