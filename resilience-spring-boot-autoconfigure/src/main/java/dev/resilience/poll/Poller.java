@@ -28,7 +28,7 @@ import dev.resilience.retry.Backoff;
 /**
  * Calls a supplier until a predicate accepts its value: production code's way to wait for a
  * condition, such as an export that is {@code DONE}. The first attempt is made at once, the
- * following ones after the delays of the settings' {@link dev.resilience.retry.BackoffPolicy}
+ * following ones after the delays of the settings' {@link dev.resilience.BackoffPolicy}
  * (10, 20, 30, 40 ms by default), until the condition is met, the attempts are used up or the
  * next attempt would begin past the timeout. Three ways to run it:
  * <ul>
