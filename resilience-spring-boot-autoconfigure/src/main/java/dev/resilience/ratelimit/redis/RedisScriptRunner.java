@@ -155,9 +155,9 @@ public final class RedisScriptRunner {
 	/**
 	 * Runs the script, without waiting for it: the future completes with the script's reply, or
 	 * exceptionally with a {@link TimeoutException} once the timeout has passed, with the
-	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure (wrapped in a
-	 * {@link CompletionException}). It completes on a thread of Lettuce or of the timer; cancelling
-	 * it cancels the command.
+	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure. It completes on
+	 * a thread of Lettuce or of the timer, or at once when Redis is known to be out; cancelling it
+	 * cancels the command.
 	 * @param keys the script's keys (all in one hash slot)
 	 * @param arguments its arguments
 	 * @param timeoutNanos the longest wait for the reply
