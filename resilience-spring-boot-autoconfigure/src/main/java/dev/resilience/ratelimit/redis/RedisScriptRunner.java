@@ -155,9 +155,9 @@ public final class RedisScriptRunner {
 	/**
 	 * Runs the script, without waiting for it: the future completes with the script's reply, or
 	 * exceptionally with a {@link TimeoutException} once the timeout has passed, with the
-	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure (wrapped in a
-	 * {@link CompletionException}). It completes on a thread of Lettuce or of the timer; cancelling
-	 * it cancels the command.
+	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure. It completes on
+	 * a thread of Lettuce or of the timer, or at once when Redis is known to be out; cancelling it
+	 * cancels the command.
 	 * @param keys the script's keys (all in one hash slot)
 	 * @param arguments its arguments
 	 * @param timeoutNanos the longest wait for the reply
@@ -206,7 +206,15 @@ public final class RedisScriptRunner {
 		// the command in flight, so that the timeout cancels the right one
 		AtomicReference<Future<?>> sent = new AtomicReference<>();
 		CompletableFuture<T> reply = new CompletableFuture<>();
-		CompletionStage<T> first = command.apply(connection.commands);
+		CompletionStage<T> first;
+		try {
+			first = command.apply(connection.commands);
+		}
+		catch (RuntimeException ex) {
+			// a connection closed for good refuses commands at once
+			log(out(route, ex));
+			return CompletableFuture.failedFuture(ex);
+		}
 		sent.set(first.toCompletableFuture());
 		first.whenComplete((value, ex) -> {
 			if (ex != null && cause(ex) instanceof RedisNoScriptException) {
@@ -288,7 +296,14 @@ public final class RedisScriptRunner {
 		if (!outage.probing.compareAndSet(false, true)) {
 			return;
 		}
-		CompletableFuture<Long> sent = connection.commands.exists(key).toCompletableFuture();
+		CompletableFuture<Long> sent;
+		try {
+			sent = connection.commands.exists(key).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			outage.probing.set(false);
+			return;
+		}
 		bounded(sent, timeoutNanos).whenComplete((exists, ex) -> {
 			outage.probing.set(false);
 			if (ex == null || cause(ex) instanceof RedisCommandExecutionException) {

@@ -341,7 +341,13 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	static RedisScriptRunner warm(RedisScriptRunner runner) {
-		if (!runner.connect(Duration.ofSeconds(10))) {
+		if (!runner.connect(Duration.ofSeconds(30))) {
+			try {
+				runner.ping(System.nanoTime());
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Redis did not answer", ex);
+			}
 			throw new IllegalStateException("Redis did not answer");
 		}
 		return runner;
