@@ -41,7 +41,9 @@ public interface ConnectionPool<T> extends AutoCloseable {
 
 	/**
 	 * Returns the connection held by the running {@link WithConnection @WithConnection} method or
-	 * {@link #withConnection} callback of this pool.
+	 * {@link #withConnection} callback of this pool, or, on the thread that calls it, by an
+	 * asynchronous callback ({@link #withConnectionAsync}) or
+	 * {@link ConnectionLease#callWithCurrent} during that call.
 	 * @return the connection
 	 * @throws IllegalStateException outside such a method or callback
 	 */
