@@ -288,7 +288,7 @@ class AsyncAnnotationsTests {
 							if (ThreadLocalRandom.current().nextBoolean()) {
 								subscription.dispose();
 							}
-							finished.await(5, TimeUnit.SECONDS);
+							assertThat(finished.await(5, TimeUnit.SECONDS)).as("the call ended").isTrue();
 						}
 					}
 					catch (InterruptedException ex) {
