@@ -11,6 +11,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
@@ -22,7 +23,7 @@ import dev.resilience.poll.PollUntil;
 
 /**
  * Reads the {@link PollUntil @PollUntil} of one method: the named settings, overridden by every
- * attribute not left at its default, the {@code until} expression parsed once, and checks that
+ * attribute the annotation sets ({@link AttributeOverlay}), the {@code until} expression parsed once, and checks that
  * the result of the method can be polled at all.
  */
 class PollUntilBinder implements MethodBinder<PolledMethod> {
@@ -89,27 +90,13 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 			base = this.registry.get(name);
 		}
 		PollSettings.Builder builder = base.toBuilder();
-		if (annotation.maxAttempts() != PollSettings.DEFAULT_MAX_ATTEMPTS) {
-			builder.maxAttempts(annotation.maxAttempts());
-		}
-		if (!annotation.delay().isBlank()) {
-			builder.delay(this.attributes.duration(annotation.delay(), where + " (delay)"));
-		}
-		if (annotation.backoff() != PollSettings.DEFAULT_BACKOFF) {
-			builder.backoff(annotation.backoff());
-		}
-		if (Double.compare(annotation.multiplier(), PollSettings.DEFAULT_MULTIPLIER) != 0) {
-			builder.multiplier(annotation.multiplier());
-		}
-		if (!annotation.maxDelay().isBlank()) {
-			builder.maxDelay(this.attributes.duration(annotation.maxDelay(), where + " (maxDelay)"));
-		}
-		if (!annotation.timeout().isBlank()) {
-			builder.timeout(this.attributes.duration(annotation.timeout(), where + " (timeout)"));
-		}
-		if (annotation.ignoreExceptions()) {
-			builder.ignoreExceptions(true);
-		}
+		new AttributeOverlay(this.attributes, where).integer(annotation.maxAttempts(), builder::maxAttempts)
+			.duration(annotation.delay(), "delay", builder::delay)
+			.one(annotation.backoff(), "backoff", builder::backoff)
+			.decimal(annotation.multiplier(), builder::multiplier)
+			.duration(annotation.maxDelay(), "maxDelay", builder::maxDelay)
+			.duration(annotation.timeout(), "timeout", builder::timeout)
+			.flag(annotation.ignoreExceptions(), "ignoreExceptions", builder::ignoreExceptions);
 		try {
 			return builder.build();
 		}

@@ -47,6 +47,14 @@ public final class RetryableMethod {
 	}
 
 	/**
+	 * Returns the method's retry: the named policy with the annotation's attributes laid over it.
+	 * @return the retry
+	 */
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	/**
 	 * Runs one call of the method under its retry, and its fallback when the call ends in a
 	 * failure the fallback takes; of overloads of the fallback, the one whose exception parameter
 	 * is the most specific type of the failure.
