@@ -284,8 +284,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 		lease.expiryInternal().whenComplete((none, timeout) -> {
 			if (timeout != null) {
-				result.completeExceptionally(timeout);
+				// The work is cancelled before the caller hears of the timeout, so the caller never
+				// sees it still running.
 				cancel(future);
+				result.completeExceptionally(timeout);
 			}
 		});
 		stage.whenComplete((value, failure) -> {

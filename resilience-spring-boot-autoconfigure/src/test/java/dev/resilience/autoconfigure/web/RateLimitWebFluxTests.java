@@ -343,6 +343,30 @@ class RateLimitWebFluxTests {
 			.isEqualTo("busy: greeting");
 	}
 
+	@Test
+	void annotatedMonoMethodShouldCarryRateLimitWhenAdmittedAndBe429WhenRejected() {
+		this.client.get()
+			.uri("/annotated-mono?key=reactive")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectHeader()
+			.valueEquals("RateLimit", "\"greeting-5s\";r=0;t=5")
+			.expectBody(String.class)
+			.isEqualTo("Hello, reactive");
+		this.client.get()
+			.uri("/annotated-mono?key=reactive")
+			.exchange()
+			.expectStatus()
+			.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+			.expectHeader()
+			.valueEquals("Retry-After", "5")
+			.expectHeader()
+			.valueEquals("RateLimit-Policy", "\"greeting-5s\";q=1;w=5")
+			.expectHeader()
+			.valueEquals("RateLimit", "\"greeting-5s\";r=0;t=5");
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	@Import({ TestTimeConfiguration.class, LimitedController.class, OwnController.class, OwnAdvice.class,
@@ -409,6 +433,11 @@ class RateLimitWebFluxTests {
 			return this.service.greet(key);
 		}
 
+		@GetMapping("/annotated-mono")
+		Mono<String> annotatedMono(@RequestParam String key) {
+			return this.service.greetReactive(key);
+		}
+
 		@GetMapping("/future")
 		CompletableFuture<String> future(@RequestParam String key) {
 			return this.service.greetLater(key);
@@ -452,6 +481,11 @@ class RateLimitWebFluxTests {
 		@RateLimited(name = "greeting", key = "#key")
 		public String greet(String key) {
 			return "Hello, " + key;
+		}
+
+		@RateLimited(name = "greeting", key = "#key")
+		public Mono<String> greetReactive(String key) {
+			return Mono.just("Hello, " + key);
 		}
 
 		@RateLimited(name = "greeting", key = "#key")
