@@ -1,17 +1,24 @@
 package dev.resilience.autoconfigure;
 
+import java.util.concurrent.ScheduledExecutorService;
+
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 
 /**
- * Auto-configuration of what every resilience capability shares: the properties, the clock and
- * the way callers wait. Define a {@link Ticker} or {@link Sleeper} bean to replace them, as
- * tests do to control time.
+ * Auto-configuration of what every resilience capability shares: the properties, the clock, the
+ * way callers wait, and the scheduler of asynchronous calls' continuations (on virtual threads
+ * when {@code spring.threads.virtual.enabled} is set on JDK 21+). Define a {@link Ticker} or
+ * {@link Sleeper} bean, or a {@link ScheduledExecutorService} named
+ * {@value ContinuationScheduler#BEAN_NAME}, to replace them, as tests do to control time.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(ResilienceProperties.class)
@@ -27,6 +34,12 @@ public final class ResilienceAutoConfiguration {
 	@ConditionalOnMissingBean
 	Sleeper resilienceSleeper() {
 		return Sleeper.system();
+	}
+
+	@Bean(name = ContinuationScheduler.BEAN_NAME, destroyMethod = "shutdownNow")
+	@ConditionalOnMissingBean(name = ContinuationScheduler.BEAN_NAME)
+	ScheduledExecutorService resilienceScheduler(Environment environment) {
+		return ContinuationScheduler.create(Threading.VIRTUAL.isActive(environment));
 	}
 
 }

@@ -2,8 +2,12 @@ package dev.resilience.autoconfigure.support;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
+import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -17,7 +21,10 @@ import org.springframework.util.function.SingletonSupplier;
 /**
  * Applies one capability's annotation through Spring's auto-proxying (AspectJ is not needed):
  * an {@link AnnotatedMethodPointcut} picks the methods, and each call runs the capability's
- * {@link BindingInterceptor} with the method's binding from {@link AnnotatedMethods}. The methods
+ * {@link BindingInterceptor} with the method's binding from {@link AnnotatedMethods}, in the form
+ * the method's {@link ReturnKind} asks for: blocking; a {@code CompletionStage} returned at once;
+ * or a {@code Mono} or {@code Flux} that runs the advice on each subscription (through
+ * {@link ReactorCalls}, so that nothing of Reactor is loaded for an application without it). The methods
  * are looked up on the first call and kept, so that making proxies never creates what the
  * bindings need (such as a registry, its listeners and a meter registry) early.
  *
@@ -26,6 +33,9 @@ import org.springframework.util.function.SingletonSupplier;
 public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
+
+	/** Captures the caller's thread locals (and a subscriber's Reactor context) for continuations. */
+	private static final ContextSnapshotFactory CONTEXT = ContextSnapshotFactory.builder().build();
 
 	private final transient AnnotatedMethodPointcut pointcut;
 
@@ -65,8 +75,52 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 		Object target = invocation.getThis();
 		Method method = invocation.getMethod();
 		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		B binding = this.methods.get().get(method, targetClass);
-		return (binding != null) ? this.interceptor.invoke(invocation, binding) : invocation.proceed();
+		AnnotatedMethods<B> methods = this.methods.get();
+		AnnotatedMethods.Bound<B> bound = methods.bound(method, targetClass);
+		if (bound == null) {
+			return invocation.proceed();
+		}
+		B binding = bound.binding();
+		ReturnKind kind = bound.kind();
+		return switch (kind) {
+			case BLOCKING -> this.interceptor.invoke(invocation, binding);
+			case COMPLETION_STAGE -> invokeStage(invocation, binding, methods.scheduler());
+			case MONO -> ReactorCalls.mono((context) -> invokeAsync(
+					new AsyncInvocation(invocation, kind, methods.scheduler(), CONTEXT.captureAll(context), context),
+					binding));
+			case FLUX -> ReactorCalls.flux((context) -> this.interceptor.invokeFlux(
+					new AsyncInvocation(invocation, kind, methods.scheduler(), CONTEXT.captureAll(context), context),
+					binding));
+		};
+	}
+
+	/**
+	 * Runs the advice and returns at once with a future of the outcome, which is completed with the
+	 * caller's context restored, so that what the caller chains on it sees that context too.
+	 */
+	private CompletableFuture<@Nullable Object> invokeStage(MethodInvocation invocation, B binding,
+			ScheduledExecutorService scheduler) {
+		ContextSnapshot context = CONTEXT.captureAll();
+		CompletableFuture<@Nullable Object> outcome = invokeAsync(
+				new AsyncInvocation(invocation, ReturnKind.COMPLETION_STAGE, scheduler, context, null), binding);
+		CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
+		Stages.cancelWith(returned, outcome);
+		outcome.whenComplete((value, failure) -> {
+			try (ContextSnapshot.Scope scope = context.setThreadLocals()) {
+				Stages.complete(returned, value, failure);
+			}
+		});
+		return returned;
+	}
+
+	/** The asynchronous advice, whose own failures (a key that does not evaluate, say) fail the future. */
+	private CompletableFuture<@Nullable Object> invokeAsync(AsyncInvocation invocation, B binding) {
+		try {
+			return this.interceptor.invokeAsync(invocation, binding);
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 }

@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 
 import org.jspecify.annotations.Nullable;
 
@@ -14,8 +15,10 @@ import org.springframework.aop.TargetClassAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.MethodClassKey;
+import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 /**
  * The methods of the application that carry one annotation, each read once by the capability's
@@ -37,7 +40,9 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
-	private final Map<MethodClassKey, Optional<B>> bindings = new ConcurrentHashMap<>();
+	private final Map<MethodClassKey, Optional<Bound<B>>> bindings = new ConcurrentHashMap<>();
+
+	private final SingletonSupplier<ScheduledExecutorService> scheduler = SingletonSupplier.of(this::findScheduler);
 
 	/**
 	 * Creates the method cache.
@@ -95,8 +100,39 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	 * @throws IllegalStateException naming the method when an annotation is wrong
 	 */
 	public final @Nullable B get(Method method, Class<?> targetClass) {
+		Bound<B> bound = bound(method, targetClass);
+		return (bound != null) ? bound.binding() : null;
+	}
+
+	/**
+	 * Returns the binding of a method with its return kind, reading it on first use.
+	 * @param method the invoked method
+	 * @param targetClass the class of the target bean
+	 * @return the binding, or {@code null} when the annotation does not apply to the method
+	 * @throws IllegalStateException naming the method when an annotation or the return type is
+	 * wrong
+	 */
+	final @Nullable Bound<B> bound(Method method, Class<?> targetClass) {
 		return this.bindings.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> read(method, targetClass))
 			.orElse(null);
+	}
+
+	/**
+	 * Returns the scheduler of the asynchronous calls: the application's
+	 * {@value ContinuationScheduler#BEAN_NAME} bean, looked up on first use.
+	 * @return the scheduler
+	 */
+	final ScheduledExecutorService scheduler() {
+		ScheduledExecutorService scheduler = this.scheduler.get();
+		Assert.state(scheduler != null, "no scheduler");
+		return scheduler;
+	}
+
+	private ScheduledExecutorService findScheduler() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		return (beanFactory != null && beanFactory.containsBean(ContinuationScheduler.BEAN_NAME))
+				? beanFactory.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class)
+				: ContinuationScheduler.shared();
 	}
 
 	/** Reads and checks an annotated method now; unannotated ones are not cached. */
@@ -106,7 +142,7 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		}
 	}
 
-	private Optional<B> read(Method invoked, Class<?> targetClass) {
+	private Optional<Bound<B>> read(Method invoked, Class<?> targetClass) {
 		if (!this.pointcut.matches(invoked, targetClass)) {
 			return Optional.empty();
 		}
@@ -117,7 +153,20 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 					+ AnnotationAttributeResolver.describe(method)
 					+ " would have no effect: Spring AOP cannot intercept a private, static or final method");
 		}
-		return Optional.ofNullable(this.binder.bind(method, targetClass));
+		ReturnKind kind = ReturnKind.of(method, this.pointcut.getAnnotationType(),
+				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : null);
+		B binding = this.binder.bind(method, targetClass);
+		return (binding != null) ? Optional.of(new Bound<>(binding, kind)) : Optional.empty();
+	}
+
+	/**
+	 * A method's binding and how it returns.
+	 *
+	 * @param <B> the binding
+	 * @param binding the capability's binding
+	 * @param kind the method's return kind
+	 */
+	record Bound<B>(B binding, ReturnKind kind) {
 	}
 
 }

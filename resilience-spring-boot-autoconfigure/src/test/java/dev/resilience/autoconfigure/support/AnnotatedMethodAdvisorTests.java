@@ -8,9 +8,12 @@ import java.lang.annotation.Target;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.support.AopUtils;
@@ -161,10 +164,34 @@ class AnnotatedMethodAdvisorTests {
 			return new AnnotatedMethodAdvisor<>(Audited.class, () -> {
 				log.lookups.incrementAndGet();
 				return methods.getObject();
-			}, (invocation, label) -> {
-				log.calls.add(label + ":" + invocation.getMethod().getName());
+			}, new AuditingInterceptor(log), 0);
+		}
+
+		/** Logs each call; the asynchronous forms are tested in AsyncAdviceTests. */
+		static final class AuditingInterceptor implements BindingInterceptor<String> {
+
+			private final AuditLog log;
+
+			AuditingInterceptor(AuditLog log) {
+				this.log = log;
+			}
+
+			@Override
+			public @Nullable Object invoke(MethodInvocation invocation, String label) throws Throwable {
+				this.log.calls.add(label + ":" + invocation.getMethod().getName());
 				return invocation.proceed();
-			}, 0);
+			}
+
+			@Override
+			public CompletableFuture<@Nullable Object> invokeAsync(AsyncInvocation invocation, String label) {
+				throw new UnsupportedOperationException("blocking methods only");
+			}
+
+			@Override
+			public Object invokeFlux(AsyncInvocation invocation, String label) {
+				throw new UnsupportedOperationException("blocking methods only");
+			}
+
 		}
 
 		private static String bind(AuditLog log, Method method, Class<?> targetClass) {

@@ -1,0 +1,171 @@
+package dev.resilience.autoconfigure.support;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import io.micrometer.context.ContextSnapshot;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One call of an annotated method whose outcome arrives later ({@link ReturnKind#isAsync()}), as
+ * a capability's advice sees it: the arguments, the scheduler for every timed continuation, and
+ * the rest of the call to run, as often as the capability needs (each retry or poll attempt
+ * invokes the method again for a {@code CompletionStage}, or subscribes again for a {@code Mono}).
+ * The caller's context (thread locals such as the MDC, the observation and the security
+ * context, captured when the call was made or the publisher subscribed) is restored around each
+ * invocation, whatever thread runs it.
+ */
+public final class AsyncInvocation {
+
+	private final MethodInvocation invocation;
+
+	private final ReturnKind kind;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final ContextSnapshot context;
+
+	private final @Nullable Object reactorContext;
+
+	AsyncInvocation(MethodInvocation invocation, ReturnKind kind, ScheduledExecutorService scheduler,
+			ContextSnapshot context, @Nullable Object reactorContext) {
+		this.invocation = invocation;
+		this.kind = kind;
+		this.scheduler = scheduler;
+		this.context = context;
+		this.reactorContext = reactorContext;
+	}
+
+	/**
+	 * Returns the call's arguments.
+	 * @return the arguments
+	 */
+	public @Nullable Object[] getArguments() {
+		return this.invocation.getArguments();
+	}
+
+	/**
+	 * Returns the bean called.
+	 * @return the target, or {@code null} for none
+	 */
+	public @Nullable Object getThis() {
+		return this.invocation.getThis();
+	}
+
+	/**
+	 * Returns the method's return kind.
+	 * @return the kind, never {@link ReturnKind#BLOCKING}
+	 */
+	public ReturnKind getKind() {
+		return this.kind;
+	}
+
+	/**
+	 * Returns the scheduler that runs every timed continuation of the call.
+	 * @return the scheduler
+	 */
+	public ScheduledExecutorService getScheduler() {
+		return this.scheduler;
+	}
+
+	/**
+	 * Looks up a value of the subscriber's Reactor context, for a {@code Mono} or {@code Flux}.
+	 * @param <T> the value's type
+	 * @param key the key, a type by convention
+	 * @return the value, or {@code null} when there is none or the call is not reactive
+	 */
+	public <T> @Nullable T contextValue(Class<T> key) {
+		Object reactorContext = this.reactorContext;
+		return (reactorContext != null) ? ReactorCalls.contextValue(reactorContext, key) : null;
+	}
+
+	/**
+	 * Runs the rest of the call once more (the advice inside, then the method) with the caller's
+	 * context, and returns its outcome: the returned stage, or the outcome of one subscription to
+	 * the returned {@code Mono}. Never throws: what the invocation throws fails the future.
+	 * Cancelling the future cancels the stage, or disposes the subscription.
+	 * @return the outcome
+	 */
+	public CompletableFuture<@Nullable Object> proceed() {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+			return toFuture(RepeatedInvocation.proceed(this.invocation));
+		}
+		catch (Throwable ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Runs the rest of the call once more and returns the {@code Flux} it gives, subscribed with
+	 * the subscriber's Reactor context. Only for {@link ReturnKind#FLUX}.
+	 * @return the publisher, typed {@code Object} so that this class needs no Reactor
+	 */
+	public Object proceedPublisher() {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+			return ReactorCalls.contextualFlux(RepeatedInvocation.proceed(this.invocation), this.reactorContext);
+		}
+		catch (Throwable ex) {
+			return ReactorCalls.errorFlux(ex);
+		}
+	}
+
+	/**
+	 * Turns a value of the method's return type (such as what a fallback method returned) into
+	 * its outcome.
+	 * @param value a {@code CompletionStage} or a {@code Mono}, as the method returns
+	 * @return the outcome
+	 */
+	public CompletableFuture<@Nullable Object> toFuture(@Nullable Object value) {
+		if (value == null) {
+			return CompletableFuture.failedFuture(new IllegalStateException(AnnotationAttributeResolver.describe(
+					this.invocation.getMethod()) + " returned null instead of a " + this.kind.description()));
+		}
+		if (this.kind == ReturnKind.COMPLETION_STAGE) {
+			@SuppressWarnings("unchecked")
+			CompletionStage<@Nullable Object> stage = (CompletionStage<@Nullable Object>) value;
+			return stage.toCompletableFuture();
+		}
+		return ReactorCalls.toFuture(value, this.reactorContext);
+	}
+
+	/**
+	 * Runs the rest of the call while holding something a capability took for it (a rate-limit
+	 * permit), and gives it back exactly once when the outcome is known or the call is cancelled,
+	 * whichever comes first. Cancelling the returned future while {@code acquiring} is pending
+	 * cancels it, which gives back whatever it took.
+	 * @param <H> what is held
+	 * @param acquiring completes with what is held once the call may run
+	 * @param admitted told what is held just before the call runs
+	 * @param release gives it back; must not block
+	 * @return the outcome
+	 */
+	public <H> CompletableFuture<@Nullable Object> proceedHolding(CompletableFuture<H> acquiring,
+			Consumer<? super H> admitted, Function<? super H, ? extends CompletionStage<?>> release) {
+		CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
+		Stages.cancelWith(outcome, acquiring);
+		acquiring.whenComplete((held, failure) -> {
+			if (failure != null) {
+				outcome.completeExceptionally(Stages.unwrap(failure));
+				return;
+			}
+			if (outcome.isDone()) {
+				// Cancelled while the admission was on its way: it is not used, so it goes back.
+				release.apply(held);
+				return;
+			}
+			admitted.accept(held);
+			CompletableFuture<@Nullable Object> call = proceed();
+			Stages.cancelWith(outcome, call);
+			call.whenComplete((value, callFailure) -> {
+				release.apply(held);
+				Stages.complete(outcome, value, callFailure);
+			});
+		});
+		return outcome;
+	}
+
+}

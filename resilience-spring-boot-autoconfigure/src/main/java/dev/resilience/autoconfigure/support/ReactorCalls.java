@@ -1,0 +1,198 @@
+package dev.resilience.autoconfigure.support;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
+import reactor.util.context.ContextView;
+
+/**
+ * The Reactor forms of running a capability's advice, the only class of the plumbing that uses
+ * Reactor: it is loaded only for a method that returns a {@code Mono} or a {@code Flux} (or is a
+ * Kotlin {@code suspend} function), so an application without Reactor never needs it. Its
+ * signatures say {@code Object} where they mean a publisher or a Reactor context, so that the
+ * classes calling it need no Reactor either.
+ * <p>
+ * Nothing happens at assembly: each subscription runs the advice anew (a decision, an attempt
+ * loop, a checkout), with the subscriber's context.
+ */
+public final class ReactorCalls {
+
+	private ReactorCalls() {
+	}
+
+	/**
+	 * A {@code Mono} that, on each subscription, runs an advice's asynchronous form and emits its
+	 * outcome; cancelling the subscription cancels the advice's future.
+	 * @param advice runs the advice with the subscriber's Reactor context
+	 * @return the {@code Mono}
+	 */
+	static Object mono(Function<Object, CompletableFuture<@Nullable Object>> advice) {
+		return Mono.deferContextual((context) -> Mono.fromFuture(() -> advice.apply(context), false));
+	}
+
+	/**
+	 * A {@code Flux} that, on each subscription, runs an advice's publisher form.
+	 * @param advice gives the publisher, told the subscriber's Reactor context
+	 * @return the {@code Flux}
+	 */
+	static Object flux(Function<Object, Object> advice) {
+		return Flux.deferContextual((context) -> asFlux(advice.apply(context)));
+	}
+
+	/**
+	 * A {@code Flux} that takes something for each subscription (a rate-limit permit, a pooled
+	 * connection), runs the method's publisher while holding it, and gives it back exactly once
+	 * when the publisher completes, fails or is cancelled. Cancelling while the taking is pending
+	 * cancels its future, which gives back whatever it took.
+	 * @param <H> what is held
+	 * @param acquire takes it; the future completes once the call may run
+	 * @param use runs the method's publisher ({@link AsyncInvocation#proceedPublisher()}) with it
+	 * @param release gives it back; told the failure, or {@code null} after completion; must not
+	 * block
+	 * @param cancel gives it back after a cancellation midway; must not block
+	 * @return the {@code Flux}
+	 */
+	public static <H> Object fluxHolding(Supplier<CompletableFuture<H>> acquire, Function<? super H, Object> use,
+			BiFunction<? super H, @Nullable Throwable, ? extends CompletionStage<?>> release,
+			Function<? super H, ? extends CompletionStage<?>> cancel) {
+		return Flux.usingWhen(Mono.fromFuture(acquire, false), (held) -> asFlux(use.apply(held)),
+				(held) -> Mono.fromCompletionStage(release.apply(held, null)),
+				(held, failure) -> Mono.fromCompletionStage(release.apply(held, failure)),
+				(held) -> Mono.fromCompletionStage(cancel.apply(held)));
+	}
+
+	/**
+	 * A {@code Flux} that subscribes to the method's publisher again after each failure the
+	 * attempts retry, after the delay they give, scheduled on the call's scheduler.
+	 * @param invocation the call
+	 * @param attempts told of each attempt and decide after each failure
+	 * @return the {@code Flux}
+	 */
+	public static Object fluxRetrying(AsyncInvocation invocation, Attempts attempts) {
+		Scheduler scheduler = Schedulers.fromExecutorService(invocation.getScheduler());
+		return Flux.defer(() -> {
+			attempts.starting();
+			return asFlux(invocation.proceedPublisher());
+		}).doOnComplete(attempts::completed).retryWhen(reactor.util.retry.Retry.from((signals) -> signals.concatMap((signal) -> {
+			long delay;
+			try {
+				delay = attempts.delayAfter(signal.failure());
+			}
+			catch (Throwable end) {
+				return Mono.error(end);
+			}
+			return Mono.delay(Duration.ofNanos(delay), scheduler);
+		})));
+	}
+
+	/**
+	 * Continues a {@code Flux} that failed with what a fallback gives.
+	 * @param publisher the publisher
+	 * @param fallback the publisher to continue with after a failure, or throws the failure
+	 * @return the {@code Flux}
+	 */
+	public static Object fluxOnError(Object publisher, FailureHandler fallback) {
+		return asFlux(publisher).onErrorResume((failure) -> {
+			try {
+				return asFlux(fallback.handle(failure));
+			}
+			catch (Throwable ex) {
+				return Flux.error(ex);
+			}
+		});
+	}
+
+	/**
+	 * Ends a {@code Flux} with the failure of a future (a deadline's), cancelling its subscription,
+	 * unless it terminated first.
+	 * @param publisher the publisher
+	 * @param failing fails when the publisher must end; its normal completion changes nothing
+	 * @return the {@code Flux}
+	 */
+	public static Object fluxUntilFailed(Object publisher, CompletableFuture<?> failing) {
+		return asFlux(publisher).takeUntilOther(Mono.fromFuture(failing, false).then(Mono.never()));
+	}
+
+	/** The attempts of a retried publisher: told of each, deciding after each failure. */
+	public interface Attempts {
+
+		/** Told that an attempt (a subscription) starts. */
+		void starting();
+
+		/**
+		 * Decides after a failure.
+		 * @param failure what the publisher failed with
+		 * @return the nanoseconds to wait before subscribing again
+		 * @throws Throwable what the publisher ends with instead
+		 */
+		long delayAfter(Throwable failure) throws Throwable;
+
+		/** Told that an attempt completed. */
+		void completed();
+
+	}
+
+	/** Gives what a failed publisher continues with. */
+	@FunctionalInterface
+	public interface FailureHandler {
+
+		/**
+		 * Handles a failure.
+		 * @param failure what the publisher failed with
+		 * @return the publisher to continue with
+		 * @throws Throwable the failure, or another, when the publisher ends with it
+		 */
+		Object handle(Throwable failure) throws Throwable;
+
+	}
+
+	static <T> @Nullable T contextValue(Object context, Class<T> key) {
+		return ((ContextView) context).getOrDefault(key, null);
+	}
+
+	static CompletableFuture<@Nullable Object> toFuture(Object mono, @Nullable Object context) {
+		Mono<?> publisher = Mono.from(asPublisher(mono));
+		@SuppressWarnings("unchecked")
+		CompletableFuture<@Nullable Object> future = (CompletableFuture<@Nullable Object>) (CompletableFuture<?>) withContext(
+				publisher, context)
+			.toFuture();
+		return future;
+	}
+
+	static Object contextualFlux(@Nullable Object publisher, @Nullable Object context) {
+		if (publisher == null) {
+			return Flux.error(new IllegalStateException("The method returned null instead of a Flux"));
+		}
+		Flux<?> flux = Flux.from(asPublisher(publisher));
+		return (context != null) ? flux.contextWrite(Context.of((ContextView) context)) : flux;
+	}
+
+	static Object errorFlux(Throwable failure) {
+		return Flux.error(failure);
+	}
+
+	private static Mono<?> withContext(Mono<?> mono, @Nullable Object context) {
+		return (context != null) ? mono.contextWrite(Context.of((ContextView) context)) : mono;
+	}
+
+	private static Flux<Object> asFlux(Object publisher) {
+		return Flux.from(asPublisher(publisher));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static Publisher<Object> asPublisher(Object publisher) {
+		return (Publisher<Object>) publisher;
+	}
+
+}
