@@ -71,8 +71,8 @@ class SampleRedisProfileTests {
 	void twoInstancesShareThePartnersWindow() throws Exception {
 		try (ConfigurableApplicationContext second = new SpringApplicationBuilder(SampleApplication.class)
 			.profiles("redis")
-			.run("--server.port=0", "--spring.data.redis.port=" + redis.port(), "--resilience.redis.decision-timeout=5s", "--resilience.redis.connect-timeout=30s",
-					"--" + HOUR_WINDOW_LIMIT, "--" + HOUR_WINDOW_PERIOD)) {
+			.run("--server.port=0", "--spring.data.redis.port=" + redis.port(), "--resilience.redis.decision-timeout=5s",
+					"--resilience.redis.connect-timeout=30s", "--" + HOUR_WINDOW_LIMIT, "--" + HOUR_WINDOW_PERIOD)) {
 			int secondPort = ((WebServerApplicationContext) second).getWebServer().getPort();
 			CompletableFuture<JsonNode> one = CompletableFuture.supplyAsync(() -> burst(this.port));
 			CompletableFuture<JsonNode> two = CompletableFuture.supplyAsync(() -> burst(secondPort));
