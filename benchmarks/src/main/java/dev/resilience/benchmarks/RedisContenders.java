@@ -40,6 +40,10 @@ final class RedisContenders {
 
 	static IntPredicate ours(RedisClient client, String[] keys) {
 		RedisScriptRunner runner = new RedisScriptRunner(() -> client.connect(ByteArrayCodec.INSTANCE).async());
+		// as an application's startup does: decisions never wait for a connection being opened
+		if (!runner.connect(Duration.ofSeconds(10))) {
+			throw new IllegalStateException("Redis did not answer");
+		}
 		RateLimiter limiter = RateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE,
 					(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, "bench:",

@@ -124,6 +124,13 @@ public class ResilienceProperties {
 		private Duration decisionTimeout = Duration.ofMillis(200);
 
 		/**
+		 * Longest the application's startup waits for the Redis connection, when some rate
+		 * limiter has store: redis; after it, startup goes on and decisions follow
+		 * on-store-failure until Redis answers. Zero connects in the background.
+		 */
+		private Duration connectTimeout = Duration.ofSeconds(2);
+
+		/**
 		 * Returns {@code key-prefix}.
 		 * @return the value
 		 */
@@ -153,6 +160,22 @@ public class ResilienceProperties {
 		 */
 		public void setDecisionTimeout(Duration decisionTimeout) {
 			this.decisionTimeout = decisionTimeout;
+		}
+
+		/**
+		 * Returns {@code connect-timeout}.
+		 * @return the value
+		 */
+		public Duration getConnectTimeout() {
+			return this.connectTimeout;
+		}
+
+		/**
+		 * Sets {@code connect-timeout}.
+		 * @param connectTimeout the value
+		 */
+		public void setConnectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
 		}
 
 	}

@@ -6,7 +6,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.retry.Backoff;
-import dev.resilience.retry.BackoffPolicy;
+import dev.resilience.BackoffPolicy;
 
 /**
  * The immutable settings of a poll: the delays between attempts, how many attempts are made,
@@ -96,10 +96,7 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 	 * @return a new builder
 	 */
 	public Builder toBuilder() {
-		return new Builder().delay(this.backoffPolicy.delay())
-			.backoff(this.backoffPolicy.backoff())
-			.multiplier(this.backoffPolicy.multiplier())
-			.maxDelay(this.backoffPolicy.maxDelay())
+		return new Builder().backoffPolicy(this.backoffPolicy)
 			.maxAttempts(this.maxAttempts)
 			.timeout(this.timeout)
 			.ignoreExceptions(this.ignoreExceptions);
@@ -127,6 +124,20 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 		private boolean ignoreExceptions;
 
 		private Builder() {
+		}
+
+		/**
+		 * Sets the four backoff settings at once: how the delay grows, the first delay, the
+		 * multiplier and the cap on one delay.
+		 * @param backoffPolicy the backoff, such as one shared with retries
+		 * @return this builder
+		 */
+		public Builder backoffPolicy(BackoffPolicy backoffPolicy) {
+			this.backoff = backoffPolicy.backoff();
+			this.delay = backoffPolicy.delay();
+			this.multiplier = backoffPolicy.multiplier();
+			this.maxDelay = backoffPolicy.maxDelay();
+			return this;
 		}
 
 		/**

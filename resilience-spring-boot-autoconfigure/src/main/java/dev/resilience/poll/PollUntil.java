@@ -17,7 +17,11 @@ import dev.resilience.retry.Backoff;
  * {@link PollExhaustedException} is thrown with the history of every attempt.
  * <p>
  * Settings come from {@code resilience.polls.<name>} when {@link #name()} is set, else from the
- * defaults below; an attribute left at its default keeps that value, one set here overrides it.
+ * defaults given below; an attribute set here always wins, even when it equals that default
+ * ({@code maxAttempts = 5} on settings of 10 makes 5). So each attribute's declared default is a
+ * "not set" marker, never a value: the minimum {@code int}, {@code NaN}, an empty string or an
+ * empty array. {@link #backoff()} and {@link #ignoreExceptions()} are arrays for that reason
+ * only: write one value, as in {@code backoff = Backoff.FIXED} or {@code ignoreExceptions = true}.
  * String attributes take durations ({@code 250ms}, {@code 5s}, {@code PT5S}) and {@code ${...}}
  * placeholders.
  * <p>
@@ -53,10 +57,11 @@ public @interface PollUntil {
 	String until() default "";
 
 	/**
-	 * Attempts in all; {@code -1} for unlimited, which needs a {@link #timeout()}.
+	 * Attempts in all; {@code -1} for unlimited, which needs a {@link #timeout()}. Not set (the
+	 * marker {@code Integer.MIN_VALUE}): the named settings', else {@code 5}.
 	 * @return the number of attempts
 	 */
-	int maxAttempts() default PollSettings.DEFAULT_MAX_ATTEMPTS;
+	int maxAttempts() default Integer.MIN_VALUE;
 
 	/**
 	 * The first delay, after the first attempt. Empty: the named settings' or {@code 10ms}.
@@ -65,16 +70,18 @@ public @interface PollUntil {
 	String delay() default "";
 
 	/**
-	 * How the delay grows.
-	 * @return the backoff
+	 * How the delay grows, one value: {@code backoff = Backoff.FIXED}. Empty (not set): the
+	 * named settings', else {@link Backoff#LINEAR}.
+	 * @return the backoff, at most one
 	 */
-	Backoff backoff() default Backoff.LINEAR;
+	Backoff[] backoff() default {};
 
 	/**
-	 * The growth factor of {@link Backoff#EXPONENTIAL}.
+	 * The growth factor of {@link Backoff#EXPONENTIAL}. Not set (the marker {@code NaN}): the
+	 * named settings', else {@code 2.0}.
 	 * @return the multiplier
 	 */
-	double multiplier() default PollSettings.DEFAULT_MULTIPLIER;
+	double multiplier() default Double.NaN;
 
 	/**
 	 * The cap on one delay. Empty: the named settings' or {@code 10s}.
@@ -90,9 +97,11 @@ public @interface PollUntil {
 	String timeout() default "";
 
 	/**
-	 * Whether an exception of the method counts as an unmet attempt instead of ending the poll.
-	 * @return whether exceptions are ignored
+	 * Whether an exception of the method counts as an unmet attempt instead of ending the poll,
+	 * one value: {@code ignoreExceptions = true}. Empty (not set): the named settings', else
+	 * {@code false}.
+	 * @return whether exceptions are ignored, at most one value
 	 */
-	boolean ignoreExceptions() default false;
+	boolean[] ignoreExceptions() default {};
 
 }

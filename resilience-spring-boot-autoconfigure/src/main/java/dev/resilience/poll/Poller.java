@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import dev.resilience.Causes;
 import dev.resilience.Durations;
 import dev.resilience.Listeners;
+import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.retry.Backoff;
@@ -26,16 +28,19 @@ import dev.resilience.retry.Backoff;
 /**
  * Calls a supplier until a predicate accepts its value: production code's way to wait for a
  * condition, such as an export that is {@code DONE}. The first attempt is made at once, the
- * following ones after the delays of the settings' {@link dev.resilience.retry.BackoffPolicy}
+ * following ones after the delays of the settings' {@link dev.resilience.BackoffPolicy}
  * (10, 20, 30, 40 ms by default), until the condition is met, the attempts are used up or the
  * next attempt would begin past the timeout. Three ways to run it:
  * <ul>
  * <li>{@link #await()} blocks and returns the value or throws {@link PollExhaustedException};</li>
  * <li>{@link #awaitAsync(ScheduledExecutorService)} returns a {@link CompletableFuture} completed by
  * attempts scheduled one after another, no thread blocked between them;</li>
+ * <li>{@link #awaitAsync(Supplier, ScheduledExecutorService)} does the same with attempts that
+ * return a {@link CompletionStage}, such as calls of an asynchronous method;</li>
  * <li>{@link #pollOnce(PollState)} makes one attempt and returns the next immutable
  * {@link PollState}, so a caller can schedule the next attempt itself.</li>
  * </ul>
+ * All of them judge each attempt's outcome by one step, so they end alike.
  * <p>
  * <b>Timeout.</b> Counted from the start of the first attempt. An attempt that would begin past
  * it is not made: the poll ends at once, exhausted, rather than waiting in vain, so it never
@@ -149,29 +154,57 @@ public final class Poller<T> {
 	 * the condition throws
 	 */
 	public PollState<T> pollOnce(PollState<T> state) {
-		Duration delayBefore = state.nextDelay();
-		if (delayBefore == null) {
-			throw new IllegalStateException("The poll is over; start a new one with initialState()");
-		}
-		// The clock is read only for a timeout: a poll without one never needs the time.
-		boolean timed = this.settings.timeout() != null;
-		long startedAt = (!timed) ? 0 : (state.getAttemptCount() == 0) ? this.ticker.read() : state.startedAt();
-		int number = state.getAttemptCount() + 1;
+		long startedAt = attemptStarting(state);
 		T value = null;
-		Exception ignored = null;
+		Exception failure = null;
 		try {
 			value = this.supplier.get();
 		}
 		catch (Exception ex) {
-			if (!this.settings.ignoreExceptions()) {
-				throw ex;
-			}
-			if (Causes.isInterruption(ex)) {
+			if (this.settings.ignoreExceptions() && Causes.isInterruption(ex)) {
 				// Someone wants this thread to stop: ignoring that would poll on against their will.
 				Thread.currentThread().interrupt();
-				throw interrupted(number, ex);
 			}
-			ignored = ex;
+			failure = ex;
+		}
+		return judge(state, startedAt, value, failure);
+	}
+
+	/**
+	 * Checks that the state allows another attempt and returns the ticker reading the timeout
+	 * counts from: read now for the first attempt, kept in the state after it. The clock is read
+	 * only for a timeout: a poll without one never needs the time.
+	 */
+	private long attemptStarting(PollState<T> state) {
+		if (state.isDone()) {
+			throw new IllegalStateException("The poll is over; start a new one with initialState()");
+		}
+		if (this.settings.timeout() == null) {
+			return 0;
+		}
+		return (state.getAttemptCount() == 0) ? this.ticker.read() : state.startedAt();
+	}
+
+	/**
+	 * The policy, shared by every way to run a poll: judges one attempt's outcome and returns the
+	 * state after it, fulfilled, exhausted, or with the delay before the next attempt. Listeners
+	 * are told when the returned state is over. A failure ends the poll as itself (thrown as it is,
+	 * checked or not), unless exceptions are ignored and it is an {@link Exception}: then it is an
+	 * unmet attempt, or, when it is an interruption, a {@link CancellationException}.
+	 */
+	private PollState<T> judge(PollState<T> state, long startedAt, @Nullable T value, @Nullable Throwable failure) {
+		Duration delayBefore = Objects.requireNonNull(state.nextDelay());
+		int number = state.getAttemptCount() + 1;
+		Exception ignored = null;
+		if (failure != null) {
+			if (!this.settings.ignoreExceptions() || !(failure instanceof Exception exception)) {
+				throw Poller.<RuntimeException>sneakyThrow(failure);
+			}
+			if (Causes.isInterruption(exception)) {
+				throw interrupted(number, exception);
+			}
+			ignored = exception;
+			value = null;
 		}
 		boolean fulfilled = ignored == null && this.condition.test(value);
 		PollAttempt<T> attempt = new PollAttempt<>(number, delayBefore, fulfilled, value, ignored);
@@ -181,13 +214,19 @@ public final class Poller<T> {
 		}
 		else {
 			Duration delay = this.settings.backoffPolicy().delayAfter(number);
-			boolean timedOut = timed && beginsPastTimeout(startedAt, delay);
+			boolean timedOut = this.settings.timeout() != null && beginsPastTimeout(startedAt, delay);
 			next = state.next(attempt, startedAt, timedOut ? null : delay, timedOut);
 		}
 		if (next.isDone()) {
 			tellListeners(next);
 		}
 		return next;
+	}
+
+	/** Throws a checked failure of a stage unchanged, so the caller receives what the attempt failed with. */
+	@SuppressWarnings("unchecked")
+	private static <E extends Throwable> E sneakyThrow(Throwable failure) throws E {
+		throw (E) failure;
 	}
 
 	/** Whether an attempt after the delay from now would begin past the timeout, which is set. */
@@ -252,6 +291,28 @@ public final class Poller<T> {
 		AsyncPoll poll = new AsyncPoll(scheduler);
 		poll.schedule(initialState());
 		return poll.future;
+	}
+
+	/**
+	 * Polls with attempts that each return a stage, such as calls of a method returning a
+	 * {@code CompletableFuture}, in place of this poller's supplier; everything else (settings,
+	 * condition, name, clock, listeners) is this poller's, and so are the outcomes, exceptions and
+	 * histories. Returns at once: the first attempt is made on this thread, each later one on the
+	 * scheduler once its delay, scheduled there, has passed; no thread waits. An attempt that
+	 * throws, or whose stage fails, is a failure of the attempt (ignored or not, as the settings
+	 * say); the stage's value is the attempt's value. A stage that completes later is judged on the
+	 * scheduler, never on the thread that completed it.
+	 * @param attempts makes one attempt and returns its stage
+	 * @param scheduler runs the delays and the attempts after the first
+	 * @return a future completed with the value that met the condition, or exceptionally with
+	 * {@link PollExhaustedException} or what an attempt failed with; cancelling it cancels the
+	 * pending delay and the running attempt's stage, and no further attempt starts
+	 */
+	public CompletableFuture<T> awaitAsync(Supplier<? extends CompletionStage<? extends T>> attempts,
+			ScheduledExecutorService scheduler) {
+		StagePoll poll = new StagePoll(Objects.requireNonNull(attempts, "attempts"), scheduler);
+		poll.attemptNow();
+		return poll.future();
 	}
 
 	private static long nanos(PollState<?> state) {
@@ -323,6 +384,41 @@ public final class Poller<T> {
 			}
 			catch (PollExhaustedException ex) {
 				this.future.completeExceptionally(ex);
+			}
+		}
+
+	}
+
+	/** One poll of stages: the judging step driven by {@link ScheduledAttempts}. */
+	private final class StagePoll extends ScheduledAttempts<T> {
+
+		private final Supplier<? extends CompletionStage<? extends T>> attempts;
+
+		private PollState<T> state = initialState();
+
+		private long startedAt;
+
+		StagePoll(Supplier<? extends CompletionStage<? extends T>> attempts, ScheduledExecutorService scheduler) {
+			super(scheduler);
+			this.attempts = attempts;
+		}
+
+		@Override
+		protected CompletionStage<?> invoke() {
+			this.startedAt = attemptStarting(this.state);
+			return this.attempts.get();
+		}
+
+		@Override
+		@SuppressWarnings("unchecked")
+		protected void judge(@Nullable Object value, @Nullable Throwable failure) {
+			PollState<T> next = Poller.this.judge(this.state, this.startedAt, (T) value, failure);
+			this.state = next;
+			if (next.isDone()) {
+				complete(result(next));
+			}
+			else {
+				attemptAfter(nanos(next));
 			}
 		}
 

@@ -3,6 +3,8 @@ package dev.resilience.pool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 import io.micrometer.context.ContextSnapshotFactory;
 
@@ -39,7 +41,9 @@ public interface ConnectionPool<T> extends AutoCloseable {
 
 	/**
 	 * Returns the connection held by the running {@link WithConnection @WithConnection} method or
-	 * {@link #withConnection} callback of this pool.
+	 * {@link #withConnection} callback of this pool, or, on the thread that calls it, by an
+	 * asynchronous callback ({@link #withConnectionAsync}) or
+	 * {@link ConnectionLease#callWithCurrent} during that call.
 	 * @return the connection
 	 * @throws IllegalStateException outside such a method or callback
 	 */
@@ -76,8 +80,59 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	}
 
 	/**
-	 * Closes the pool: idle connections are destroyed, work still running is interrupted, and
-	 * further calls fail.
+	 * Runs asynchronous work with a connection within one deadline, holding no thread while it
+	 * waits. Returns at once. The checkout waits in the pool's queue and is served when a
+	 * connection is given back or made; the callback is then called on a thread of the pool's
+	 * scheduler, with the connection as {@link #current()} and the caller's context restored during
+	 * the call, and the connection is held until the stage it returns completes, then given back
+	 * exactly once. A call made inside work of the same pool (where {@link #current()} works) uses
+	 * the connection already held, within the outer deadline.
+	 * <p>
+	 * The returned future completes with the stage's outcome, or fails with
+	 * {@link CheckoutTimeoutException} if no connection came in time (the callback never ran),
+	 * with {@link OperationTimeoutException} at the deadline if the stage is still pending (the
+	 * stage is cancelled and its connection invalidated, never handed out again), with what the
+	 * callback or the factory threw, or with {@link IllegalStateException} if the pool is closed.
+	 * Cancelling it while it waits for a connection leaves the queue; once the work runs, the
+	 * stage is cancelled and its connection invalidated, as the state of a connection whose work
+	 * stopped midway is unknown. It is completed on a thread of the pool's scheduler.
+	 * @param <R> the result type
+	 * @param timeout the deadline, checkout and the stage together; positive
+	 * @param callback starts the work
+	 * @return the future of the work's outcome
+	 * @throws IllegalArgumentException if the timeout is not positive
+	 */
+	<R> CompletableFuture<R> withConnectionAsync(Duration timeout, AsyncConnectionCallback<T, R> callback);
+
+	/**
+	 * Runs asynchronous work with a connection within the pool's own {@code timeout}.
+	 * @param <R> the result type
+	 * @param callback starts the work
+	 * @return the future of the work's outcome
+	 * @see #withConnectionAsync(Duration, AsyncConnectionCallback)
+	 */
+	default <R> CompletableFuture<R> withConnectionAsync(AsyncConnectionCallback<T, R> callback) {
+		return withConnectionAsync(getSettings().timeout(), callback);
+	}
+
+	/**
+	 * Checks a connection out for asynchronous work that ends later, such as a reactive stream,
+	 * holding no thread while it waits: {@link #withConnectionAsync} is this lease used for one
+	 * stage. Returns at once; the future completes, on a thread of the pool's scheduler, with a
+	 * lease once a connection came, or fails with {@link CheckoutTimeoutException} if none came in
+	 * time, with what the factory threw, or with {@link IllegalStateException} if the pool is
+	 * closed. Cancelling it before it completes leaves the queue (a connection handed out
+	 * meanwhile goes back unused). The deadline goes on with the lease: see
+	 * {@link ConnectionLease}.
+	 * @param timeout the deadline, checkout and the work together; positive
+	 * @return the future of the lease, which its holder must end
+	 * @throws IllegalArgumentException if the timeout is not positive
+	 */
+	CompletableFuture<ConnectionLease<T>> checkoutAsync(Duration timeout);
+
+	/**
+	 * Closes the pool: idle connections are destroyed, work still running is interrupted, waiting
+	 * asynchronous checkouts fail, and further calls fail.
 	 */
 	@Override
 	void close();
@@ -121,6 +176,8 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		private final List<ConnectionPoolListener> listeners = new ArrayList<>();
 
 		private ContextSnapshotFactory contextSnapshots = ContextSnapshotFactory.builder().build();
+
+		private ScheduledExecutorService scheduler = WorkerThreads.sharedScheduler();
 
 		private Builder(String name, ConnectionFactory<T> factory) {
 			this.name = name;
@@ -170,13 +227,25 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		}
 
 		/**
+		 * Sets the scheduler of the asynchronous calls: it runs their deadlines, calls their
+		 * callbacks and completes their futures, and must never be blocked. Otherwise one daemon
+		 * thread shared by the pools built without one.
+		 * @param scheduler the scheduler, not shut down by the pool
+		 * @return this builder
+		 */
+		public Builder<T> scheduler(ScheduledExecutorService scheduler) {
+			this.scheduler = scheduler;
+			return this;
+		}
+
+		/**
 		 * Builds the pool, creating its {@code min-idle} connections now.
 		 * @return the pool
 		 * @throws IllegalStateException if a {@code min-idle} connection cannot be made
 		 */
 		public ConnectionPool<T> build() {
 			return new DeadlinePool<>(this.name, this.factory, this.settings, this.ticker, List.copyOf(this.listeners),
-					this.contextSnapshots);
+					this.contextSnapshots, this.scheduler);
 		}
 
 	}

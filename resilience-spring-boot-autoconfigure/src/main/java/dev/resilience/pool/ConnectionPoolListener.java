@@ -4,7 +4,9 @@ import java.time.Duration;
 
 /**
  * Told of every checkout and every operation of a pool, such as to record meters. Called on the
- * caller's thread; it must be quick and must not throw.
+ * caller's thread, or for an asynchronous call on the thread that ends the wait or the work; it
+ * must be quick and should not throw: one that throws is logged and skipped, and the call's
+ * connection and outcome are unaffected.
  */
 public interface ConnectionPoolListener {
 

@@ -4,6 +4,8 @@ import java.lang.reflect.Method;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +25,15 @@ final class WorkerThreads {
 	private static final @Nullable Method VIRTUAL_THREAD_PER_TASK = virtualThreadPerTask();
 
 	private WorkerThreads() {
+	}
+
+	/**
+	 * Returns the scheduler of the pools built without one: one daemon thread, made when first
+	 * needed, shared by those pools and never shut down.
+	 * @return the shared scheduler
+	 */
+	static ScheduledExecutorService sharedScheduler() {
+		return SharedScheduler.INSTANCE;
 	}
 
 	/**
@@ -65,6 +76,23 @@ final class WorkerThreads {
 		catch (NoSuchMethodException ex) {
 			return null;
 		}
+	}
+
+	/** Holds the shared scheduler, so that it is made only when a pool needs it. */
+	private static final class SharedScheduler {
+
+		static final ScheduledExecutorService INSTANCE = create();
+
+		private static ScheduledExecutorService create() {
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
+				Thread thread = new Thread(task, "resilience-pool-scheduler");
+				thread.setDaemon(true);
+				return thread;
+			});
+			scheduler.setRemoveOnCancelPolicy(true);
+			return scheduler;
+		}
+
 	}
 
 }

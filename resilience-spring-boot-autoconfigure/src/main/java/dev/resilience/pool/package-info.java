@@ -4,7 +4,9 @@
  * {@link dev.resilience.pool.ConnectionFactory} a user supplies. One deadline covers waiting for
  * a connection and running the work; the work runs on another thread so that the caller is back
  * at the deadline even when the work hangs, and a connection whose work timed out is never handed
- * out again.
+ * out again. Asynchronous calls ({@link dev.resilience.pool.ConnectionPool#withConnectionAsync},
+ * {@link dev.resilience.pool.ConnectionPool#checkoutAsync}) wait for a connection without a thread
+ * and hold it until their stage completes or their lease ends, within the same one deadline.
  */
 @NullMarked
 package dev.resilience.pool;

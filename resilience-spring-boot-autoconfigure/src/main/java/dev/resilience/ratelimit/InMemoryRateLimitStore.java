@@ -1,6 +1,10 @@
 package dev.resilience.ratelimit;
 
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -181,6 +185,54 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
+	/**
+	 * Completes when a permit of the key is returned, its oldest lease expires or the time is up
+	 * (on {@code scheduler}), without holding a thread: the waiter is a future in the key's state,
+	 * completed by whoever returns a permit, once it left the key's monitor. A waiter that times out
+	 * or is cancelled removes itself, and cancels its timer.
+	 */
+	@Override
+	public CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
+		KeyState state = state(key);
+		KeyState.Slots slots = state.slots;
+		Leases leases = (slots != null) ? slots.leases : null;
+		if (slots == null || leases == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		CompletableFuture<Void> ready = new CompletableFuture<>();
+		long delay;
+		synchronized (state) {
+			// A permit may have come back since the rejection: then there is nothing to wait for.
+			leases.prune(this.clock.read(), Durations.toNanos(this.settings.leaseTimeout()));
+			if (leases.size() < this.settings.maxConcurrent()) {
+				return CompletableFuture.completedFuture(null);
+			}
+			// Wait at most until the oldest lease expires: then a permit is free for sure.
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(this.settings.leaseTimeout()))
+					- this.clock.read();
+			delay = Math.max(0, Math.min(nanos, untilExpiry));
+			slots.addPermitFuture(ready);
+		}
+		ScheduledFuture<?> timer;
+		try {
+			Runnable timeUp = () -> ready.complete(null);
+			timer = scheduler.schedule(timeUp, delay, TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException ex) {
+			synchronized (state) {
+				slots.removePermitFuture(ready);
+			}
+			throw ex;
+		}
+		ready.whenComplete((done, ex) -> {
+			timer.cancel(false);
+			synchronized (state) {
+				slots.removePermitFuture(ready);
+			}
+		});
+		return ready;
+	}
+
 	@Override
 	public RateLimitDecision inspect(String key) {
 		KeyState state = key.isEmpty() ? this.shared : this.states.getIfPresent(key);
@@ -215,23 +267,35 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/**
 	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and,
 	 * when the call ran, learns its hold time. The caller holds the key's monitor.
+	 * @return the waiters without a thread, to complete once the monitor is left, or {@code null}
 	 */
-	private void permitReturned(KeyState state, long start, boolean used) {
+	private @Nullable Set<CompletableFuture<Void>> permitReturned(KeyState state, long start, boolean used) {
 		KeyState.Slots slots = state.slots;
 		if (start == Long.MIN_VALUE || slots == null) {
-			return;
+			return null;
 		}
 		if (slots.permitWaiters > 0) {
 			state.notifyAll();
 		}
-		if (!used) {
-			return; // a call given back says nothing about how long calls hold their permit
+		Set<CompletableFuture<Void>> woken = slots.takePermitFutures();
+		// Only a call that ran tells how long calls hold their permit, not one given back.
+		if (used) {
+			long held = Math.max(0, this.clock.read() - start);
+			long typical = this.typicalHoldNanos;
+			// An exponentially weighted average over about the last eight permits; a lost race
+			// only drops one sample.
+			this.typicalHoldNanos = (typical == 0) ? Math.max(1, held) : Math.max(1, typical + (held - typical) / 8);
 		}
-		long held = Math.max(0, this.clock.read() - start);
-		long typical = this.typicalHoldNanos;
-		// An exponentially weighted average over about the last eight permits; a lost race only
-		// drops one sample.
-		this.typicalHoldNanos = (typical == 0) ? Math.max(1, held) : Math.max(1, typical + (held - typical) / 8);
+		return woken;
+	}
+
+	/** Completes the waiters of a returned permit, outside the key's monitor: they may go on at once. */
+	private static void wake(@Nullable Set<CompletableFuture<Void>> woken) {
+		if (woken != null) {
+			for (CompletableFuture<Void> waiter : woken) {
+				waiter.complete(null);
+			}
+		}
 	}
 
 	private final class MemoryReservation implements Reservation {
@@ -258,12 +322,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void cancel() {
+			Set<CompletableFuture<Void>> woken = null;
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock), false);
+					woken = permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock),
+							false);
 				}
 			}
+			wake(woken);
 		}
 
 		@Override
@@ -271,12 +338,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			if (settings.maxConcurrent() == 0) {
 				return;
 			}
+			Set<CompletableFuture<Void>> woken = null;
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence), true);
+					woken = permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence),
+							true);
 				}
 			}
+			wake(woken);
 		}
 
 		@Override

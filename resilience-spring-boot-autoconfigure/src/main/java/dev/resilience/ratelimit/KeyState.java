@@ -2,6 +2,9 @@ package dev.resilience.ratelimit;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
@@ -92,6 +95,12 @@ final class KeyState {
 		/** Callers waiting on the monitor for a permit to be returned. */
 		int permitWaiters;
 
+		/**
+		 * Callers waiting without a thread for a permit to be returned, completed when one is;
+		 * each removes itself when it completes otherwise (timed out, cancelled).
+		 */
+		@Nullable Set<CompletableFuture<Void>> permitFutures;
+
 		Slots(RateLimiterSettings settings, long now) {
 			int windowCount = settings.windows().size();
 			if (windowCount > 0) {
@@ -108,6 +117,32 @@ final class KeyState {
 
 		int inFlight() {
 			return (this.leases != null) ? this.leases.size() : 0;
+		}
+
+		void addPermitFuture(CompletableFuture<Void> future) {
+			Set<CompletableFuture<Void>> futures = this.permitFutures;
+			if (futures == null) {
+				futures = new LinkedHashSet<>();
+				this.permitFutures = futures;
+			}
+			futures.add(future);
+		}
+
+		void removePermitFuture(CompletableFuture<Void> future) {
+			Set<CompletableFuture<Void>> futures = this.permitFutures;
+			if (futures != null) {
+				futures.remove(future);
+			}
+		}
+
+		/** Takes every waiter without a thread, to complete once the monitor is left. */
+		@Nullable Set<CompletableFuture<Void>> takePermitFutures() {
+			Set<CompletableFuture<Void>> futures = this.permitFutures;
+			if (futures == null || futures.isEmpty()) {
+				return null;
+			}
+			this.permitFutures = null;
+			return futures;
 		}
 
 	}

@@ -2,10 +2,12 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * An admitted call. Closing it returns its concurrency permits; closing it again does nothing.
+ * An admitted call. Closing it returns its concurrency permits; closing it again does nothing,
+ * whether by {@link #close()} or {@link #closeAsync()}.
  * <pre>{@code
  * try (Permit permit = limiter.acquire(customerId, 1)) {
  *     return partner.fetch(customerId);
@@ -48,6 +50,35 @@ public final class Permit implements AutoCloseable {
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
 			this.reservations.forEach(Reservation::release);
+		}
+	}
+
+	/**
+	 * Returns the concurrency permits as {@link #close()} does, without holding the calling thread
+	 * for a remote store's answer: for callers on an event loop or a scheduler thread. Idempotent
+	 * with {@link #close()}: only the first of them returns anything.
+	 * @return completes when every permit was returned, possibly on a thread of the store's client
+	 */
+	public CompletableFuture<Void> closeAsync() {
+		if (!this.closed.compareAndSet(false, true)) {
+			return CompletableFuture.completedFuture(null);
+		}
+		if (this.reservations.size() == 1) {
+			return releaseAsync(this.reservations.get(0));
+		}
+		CompletableFuture<?>[] released = new CompletableFuture<?>[this.reservations.size()];
+		for (int i = 0; i < released.length; i++) {
+			released[i] = releaseAsync(this.reservations.get(i));
+		}
+		return CompletableFuture.allOf(released);
+	}
+
+	private static CompletableFuture<Void> releaseAsync(Reservation reservation) {
+		try {
+			return reservation.releaseAsync();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 

@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -75,7 +76,7 @@ public interface RateLimitStore {
 	 * may have been returned, the oldest lease of the key expires or {@code nanos} have passed,
 	 * whichever comes first, without holding a thread meanwhile. The default asks again after
 	 * {@value #PERMIT_RECHECK_MILLIS} ms (or {@code nanos}, if sooner); a store that can be told
-	 * of returned permits completes it then.
+	 * of returned permits completes it then. Cancelling the future ends the wait.
 	 * @param key the key
 	 * @param nanos the longest wait
 	 * @param scheduler runs the timed completion
@@ -84,7 +85,10 @@ public interface RateLimitStore {
 	default CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
 		CompletableFuture<Void> ready = new CompletableFuture<>();
 		long delay = Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(PERMIT_RECHECK_MILLIS));
-		scheduler.schedule(() -> ready.complete(null), Math.max(0, delay), TimeUnit.NANOSECONDS);
+		// A Runnable: a lambda returning complete's boolean would be scheduled as a Callable.
+		Runnable recheck = () -> ready.complete(null);
+		ScheduledFuture<?> timer = scheduler.schedule(recheck, Math.max(0, delay), TimeUnit.NANOSECONDS);
+		ready.whenComplete((done, ex) -> timer.cancel(false));
 		return ready;
 	}
 

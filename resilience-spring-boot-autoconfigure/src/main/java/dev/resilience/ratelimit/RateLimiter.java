@@ -2,6 +2,8 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * A named rate limiter; obtain one from {@link RateLimiterRegistry#get(String)}. Every method
@@ -63,6 +65,40 @@ public sealed interface RateLimiter permits StoreRateLimiter {
 	}
 
 	/**
+	 * Admits a call without holding the calling thread, as {@link #acquire(String, int, Duration)}
+	 * does on it: the same decisions, listeners told the same way, and a rejection the same
+	 * {@link RateLimitExceededException}. The store decides through
+	 * {@link RateLimitStore#reserveAsync}; a wait for a reserved slot or a returned concurrency
+	 * permit is scheduled on {@code scheduler}, never slept. The future completes on the calling
+	 * thread when the call is decided at once, otherwise on {@code scheduler}. Close the permit
+	 * (or {@link Permit#closeAsync()} it) when the call ends.
+	 * <p>
+	 * Cancelling the future at any moment, while the store decides or while the call waits, gives
+	 * back everything the call took, exactly once; when the admission wins the race, the permit
+	 * is closed. Nothing is thrown: bad arguments complete the future exceptionally too.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @param maxWait the longest wait; zero rejects at once
+	 * @param scheduler runs the waits and the continuations
+	 * @return the permit, when admitted; completed exceptionally with
+	 * {@link RateLimitExceededException} if the call cannot be admitted within {@code maxWait}, or
+	 * with {@link IllegalArgumentException} if the cost is not positive or could never be admitted
+	 */
+	CompletableFuture<Permit> acquireAsync(String key, int cost, Duration maxWait, ScheduledExecutorService scheduler);
+
+	/**
+	 * Admits a call without holding the calling thread, waiting up to the limiter's
+	 * {@code max-wait}; see {@link #acquireAsync(String, int, Duration, ScheduledExecutorService)}.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @param scheduler runs the waits and the continuations
+	 * @return the permit, when admitted, or the rejection
+	 */
+	default CompletableFuture<Permit> acquireAsync(String key, int cost, ScheduledExecutorService scheduler) {
+		return acquireAsync(key, cost, getSettings().maxWait(), scheduler);
+	}
+
+	/**
 	 * Reserves a call without blocking, for callers that must not block, such as a message
 	 * handler: when the decision is permitted, the slot is held, and the caller proceeds after the
 	 * decision's {@link RateLimitDecision#getWait() wait} (re-queueing its message with that
@@ -75,6 +111,39 @@ public sealed interface RateLimiter permits StoreRateLimiter {
 	 * @return the reservation
 	 */
 	Reservation reserve(String key, int cost, Duration maxWait);
+
+	/**
+	 * Reserves a call as {@link #reserve(String, int, Duration)} does, without holding the calling
+	 * thread for a remote store's answer (see {@link RateLimitStore#reserveAsync}). The future may
+	 * complete on a thread of the store's client.
+	 * @param key the bucket
+	 * @param cost the tokens (and window slots) the call consumes
+	 * @param maxWait the latest acceptable admission, from now
+	 * @return the reservation, when decided; completed exceptionally with
+	 * {@link IllegalArgumentException} if the cost is not positive or could never be admitted
+	 */
+	CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait);
+
+	/**
+	 * After a reservation was rejected for want of a concurrency permit alone
+	 * ({@link RateLimitDecision#isConcurrencyLimited()}): waits until a permit of the key may have
+	 * been returned, the oldest lease of the key expires or {@code maxWait} has passed, whichever
+	 * comes first; then it is worth asking again.
+	 * @param key the bucket
+	 * @param maxWait the longest wait
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	void awaitPermit(String key, Duration maxWait) throws InterruptedException;
+
+	/**
+	 * Waits as {@link #awaitPermit(String, Duration)} does, without holding a thread meanwhile.
+	 * Cancelling the future stops the wait. It may complete on the thread that returns a permit.
+	 * @param key the bucket
+	 * @param maxWait the longest wait
+	 * @param scheduler runs the timed completion
+	 * @return completes (normally) when it is worth asking again
+	 */
+	CompletableFuture<Void> awaitPermitAsync(String key, Duration maxWait, ScheduledExecutorService scheduler);
 
 	/**
 	 * Returns the state of one key, consuming nothing.

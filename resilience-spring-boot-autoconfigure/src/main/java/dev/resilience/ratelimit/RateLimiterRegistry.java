@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -24,7 +26,7 @@ public final class RateLimiterRegistry {
 	private final RateLimitAcquirer acquirer;
 
 	private RateLimiterRegistry(Builder builder) {
-		this.acquirer = new RateLimitAcquirer(builder.ticker, builder.sleeper, builder.listeners);
+		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners);
 		Map<String, RateLimiter> limiters = new LinkedHashMap<>();
 		builder.settings.forEach((name, settings) -> {
 			RateLimitStoreFactory factory = builder.stores.get(settings.store());
@@ -87,6 +89,24 @@ public final class RateLimiterRegistry {
 	 */
 	public Permit acquireAll(List<RateLimitRequest> requests) {
 		return this.acquirer.acquire(requests);
+	}
+
+	/**
+	 * Admits one call through several limiters, all or nothing, as
+	 * {@link #acquireAll(List)} does, without holding the calling thread: decisions through each
+	 * store's {@link RateLimitStore#reserveAsync}, waits scheduled on {@code scheduler}, never
+	 * slept. The future completes on the calling thread when the call is decided at once,
+	 * otherwise on {@code scheduler}. Cancelling it at any moment gives back everything the call
+	 * took, exactly once; when the admission wins the race, the permit is closed.
+	 * @param requests one per limiter, checked in order
+	 * @param scheduler runs the waits and the continuations
+	 * @return the permit, to close when the call ends; completed exceptionally with
+	 * {@link RateLimitExceededException} if a limiter rejects the call, or with
+	 * {@link IllegalArgumentException} for bad requests (nothing is thrown)
+	 */
+	public CompletableFuture<Permit> acquireAllAsync(List<RateLimitRequest> requests,
+			ScheduledExecutorService scheduler) {
+		return this.acquirer.acquireAsync(requests, scheduler);
 	}
 
 	/**

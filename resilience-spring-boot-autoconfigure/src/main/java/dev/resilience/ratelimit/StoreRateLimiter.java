@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * A {@link RateLimiter} whose state lives in a {@link RateLimitStore}.
@@ -69,9 +71,33 @@ final class StoreRateLimiter implements RateLimiter {
 	}
 
 	@Override
+	public CompletableFuture<Permit> acquireAsync(String key, int cost, Duration maxWait,
+			ScheduledExecutorService scheduler) {
+		RateLimitRequest request;
+		try {
+			request = new RateLimitRequest(this, key, cost, maxWait);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return this.acquirer.acquireAsync(List.of(request), scheduler);
+	}
+
+	@Override
 	public Reservation reserve(String key, int cost, Duration maxWait) {
 		checkCost(cost);
 		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
+	}
+
+	@Override
+	public CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait) {
+		try {
+			checkCost(cost);
+			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override
@@ -84,9 +110,20 @@ final class StoreRateLimiter implements RateLimiter {
 		this.store.reset(Objects.requireNonNull(key, "key"));
 	}
 
-	/** Waits for a permit of the key to be returned, see {@link RateLimitStore#awaitPermit}. */
-	void awaitPermit(String key, long nanos) throws InterruptedException {
-		this.store.awaitPermit(key, nanos);
+	@Override
+	public void awaitPermit(String key, Duration maxWait) throws InterruptedException {
+		this.store.awaitPermit(Objects.requireNonNull(key, "key"), Durations.toNanos(maxWait));
+	}
+
+	@Override
+	public CompletableFuture<Void> awaitPermitAsync(String key, Duration maxWait, ScheduledExecutorService scheduler) {
+		try {
+			return this.store.awaitPermitAsync(Objects.requireNonNull(key, "key"), Durations.toNanos(maxWait),
+					Objects.requireNonNull(scheduler, "scheduler"));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	@Override

@@ -9,35 +9,17 @@ package dev.resilience.retry;
  * <li>{@link #EXPONENTIAL}: {@code d * multiplier^(n - 1)}, so 1, 2, 4, 8 s for {@code d = 1s} and
  * a multiplier of 2.</li>
  * </ul>
- * Every delay is capped at the policy's maximum delay; see {@link BackoffPolicy}.
+ * Every delay is capped at the policy's maximum delay; see {@link dev.resilience.BackoffPolicy}, which computes them.
  */
 public enum Backoff {
 
 	/** The same delay before every retry. */
-	FIXED {
-		@Override
-		double factor(int n, double multiplier) {
-			return 1;
-		}
-	},
+	FIXED,
 
 	/** The first delay times the number of the retry. */
-	LINEAR {
-		@Override
-		double factor(int n, double multiplier) {
-			return n;
-		}
-	},
+	LINEAR,
 
 	/** The first delay times the multiplier to the power of the retry number minus one. */
-	EXPONENTIAL {
-		@Override
-		double factor(int n, double multiplier) {
-			return Math.pow(multiplier, n - 1);
-		}
-	};
-
-	/** The factor by which the first delay is multiplied for the {@code n}-th delay, {@code n >= 1}. */
-	abstract double factor(int n, double multiplier);
+	EXPONENTIAL
 
 }

@@ -4,17 +4,21 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Causes;
-import dev.resilience.Durations;
 import dev.resilience.Listeners;
-import dev.resilience.DurationText;
+import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 
@@ -28,6 +32,12 @@ import dev.resilience.Ticker;
  * maximum delay; when the delay would end past the maximum duration; when the retry budget
  * has none left; or when the thread is interrupted, whose flag is then kept. Thread safe: one
  * {@code Retry} serves all callers of a policy.
+ * <p>
+ * The policy is one step, a {@link RetryExecution} ({@link #begin(Predicate, Predicate)}): an
+ * attempt's outcome in, a {@link RetryVerdict} out. {@link #call(RetryableCall, Predicate, Predicate)}
+ * drives it on the calling thread, sleeping the delays;
+ * {@link #callAsync(Supplier, Predicate, Predicate, ScheduledExecutorService)} drives it on a
+ * scheduler, waiting for nothing; a reactive operator can drive it too.
  */
 public final class Retry {
 
@@ -103,7 +113,9 @@ public final class Retry {
 	}
 
 	/**
-	 * Runs a call with conditions of its own.
+	 * Runs a call with conditions of its own, on this thread: makes each attempt, reports its
+	 * outcome to a {@link #begin(Predicate, Predicate) RetryExecution} and sleeps each delay it asks
+	 * for. An interrupted thread makes no further attempt and keeps its interrupt flag.
 	 * @param <T> the result
 	 * @param call one attempt
 	 * @param retryIf whether to retry a failure the policy retries; when it throws, the call ends
@@ -115,103 +127,121 @@ public final class Retry {
 	 * @throws Throwable the last attempt's exception, with a suppressed
 	 * {@link RetriesExhaustedException} when retrying was cut short
 	 */
+	@SuppressWarnings("unchecked")
 	public <T extends @Nullable Object> T call(RetryableCall<T> call, Predicate<Throwable> retryIf,
 			Predicate<@Nullable Object> retryIfResult) throws Throwable {
-		Attempts attempts = new Attempts(this.ticker.read(), this.policy.delays(this.random));
-		if (this.budget != null) {
-			this.budget.recordFirstAttempt();
-		}
-		long delayBefore = 0;
+		RetryExecution execution = begin(retryIf, retryIfResult);
 		while (true) {
-			long start = this.ticker.read();
-			T result;
+			execution.attemptStarting();
+			T result = null;
+			Throwable failure = null;
 			try {
 				result = call.call();
 			}
-			catch (Throwable failure) {
-				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, failure);
-				boolean retry;
+			catch (Throwable ex) {
+				failure = ex;
+			}
+			boolean interrupted = Thread.currentThread().isInterrupted();
+			RetryVerdict verdict = (failure != null) ? execution.failed(failure, interrupted)
+					: execution.returned(result, interrupted);
+			if (verdict.kind() == RetryVerdict.Kind.RETURN) {
+				return (T) verdict.value();
+			}
+			if (verdict.kind() == RetryVerdict.Kind.RETRY) {
 				try {
-					retry = this.policy.retries(failure) && retryIf.test(failure);
+					this.sleeper.sleep(verdict.delayNanos());
+					continue;
 				}
-				catch (RuntimeException conditionFailure) {
-					// The call's own failure is what the caller needs; the broken condition rides along.
-					failure.addSuppressed(conditionFailure);
-					retry = false;
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					verdict = execution.abandon("the thread was interrupted during the delay");
 				}
-				if (!retry) {
-					throw end(attempts, RetryCallOutcome.of(false, attempts.size()), failure);
-				}
-				Stop stop = next(attempts, retryAfterOf(failure));
-				if (stop != null) {
-					failure.addSuppressed(exhausted(attempts, stop.reason, null));
-					throw end(attempts, stop.outcome, failure);
-				}
-				delayBefore = attempts.delay;
-				continue;
 			}
-			boolean retryResult;
-			try {
-				retryResult = retryIfResult.test(result);
-			}
-			catch (RuntimeException conditionFailure) {
-				// No failure of the call to keep: the condition's is thrown, the call still ends.
-				attempts.add(delayBefore, start, RetryAttempt.Outcome.FAILED, conditionFailure);
-				throw end(attempts, RetryCallOutcome.of(false, attempts.size()), conditionFailure);
-			}
-			if (!retryResult) {
-				attempts.add(delayBefore, start, RetryAttempt.Outcome.RETURNED, null);
-				end(attempts, RetryCallOutcome.of(true, attempts.size()), null);
-				return result;
-			}
-			attempts.add(delayBefore, start, RetryAttempt.Outcome.RESULT_RETRIED, null);
-			Stop stop = next(attempts, null);
-			if (stop != null) {
-				throw end(attempts, stop.outcome, exhausted(attempts, stop.reason, result));
-			}
-			delayBefore = attempts.delay;
+			throw Objects.requireNonNull(verdict.failure());
 		}
 	}
 
-	/** Decides on the next retry and waits for it; returns why not when there is none. */
-	private @Nullable Stop next(Attempts attempts, @Nullable Duration retryAfter) {
-		RetryCallOutcome failed = RetryCallOutcome.of(false, attempts.size());
-		if (!attempts.delays.hasNext()) {
-			return new Stop(failed, "");
-		}
-		if (Thread.currentThread().isInterrupted()) {
-			return new Stop(failed, "the thread was interrupted");
-		}
-		long delay = Durations.saturatedNanos(attempts.delays.next());
-		if (retryAfter != null) {
-			if (retryAfter.compareTo(this.policy.backoff().maxDelay()) > 0) {
-				return new Stop(failed, "Retry-After of " + DurationText.of(retryAfter) + " is beyond maxDelay "
-						+ DurationText.of(this.policy.backoff().maxDelay()));
-			}
-			delay = Math.max(delay, Durations.saturatedNanos(retryAfter));
-		}
-		Duration maxDuration = this.policy.maxDuration();
-		long elapsed = this.ticker.read() - attempts.start;
-		// Subtracting cannot overflow where adding could: the delay may be saturated.
-		if (maxDuration != null && delay > Durations.saturatedNanos(maxDuration) - elapsed) {
-			return new Stop(failed, "a delay of " + DurationText.of(Duration.ofNanos(delay)) + " would end past maxDuration "
-					+ DurationText.of(maxDuration));
-		}
-		if (this.budget != null && !this.budget.tryRetry()) {
-			return new Stop(RetryCallOutcome.FAILED_BUDGET_EXHAUSTED, "the retry budget is exhausted");
-		}
-		try {
-			this.sleeper.sleep(delay);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return new Stop(failed, "the thread was interrupted during the delay");
-		}
-		attempts.delay = delay;
-		return null;
+	/**
+	 * Runs a call asynchronously, retrying every failure the policy retries.
+	 * @param <T> the result
+	 * @param attempt makes one attempt and returns its stage
+	 * @param scheduler waits the delays and makes the attempts after the first
+	 * @return the call's future, as for
+	 * {@link #callAsync(Supplier, Predicate, Predicate, ScheduledExecutorService)}
+	 */
+	public <T extends @Nullable Object> CompletableFuture<T> callAsync(
+			Supplier<? extends CompletionStage<? extends T>> attempt, ScheduledExecutorService scheduler) {
+		return callAsync(attempt, (failure) -> true, (result) -> false, scheduler);
 	}
 
-	private @Nullable Duration retryAfterOf(Throwable failure) {
+	/**
+	 * Runs a call asynchronously, with conditions of its own; returns at once. The first attempt is
+	 * made on this thread, each later one on the scheduler after its delay is scheduled there (no
+	 * thread waits). An attempt that throws, or whose stage fails, is a failed attempt; the stage's
+	 * value is the attempt's result. The outcomes, histories, listeners and budget are those of
+	 * {@link #call(RetryableCall, Predicate, Predicate)}, and so are the exceptions, which complete
+	 * the future: the last failure with a suppressed {@link RetriesExhaustedException}, or that
+	 * exception holding the last result. A stage that completes later is judged on the scheduler,
+	 * never on the thread that completed it.
+	 * <p>
+	 * Cancelling the returned future cancels the pending delay and the running attempt's stage
+	 * ({@code toCompletableFuture().cancel(true)}); no further attempt starts. A cancelled call is
+	 * not reported to listeners as ended: it has no outcome. When the scheduler refuses the next
+	 * attempt (it is shut down), the call ends as if abandoned, with the last failure and an
+	 * exhaustion saying so.
+	 * @param <T> the result
+	 * @param attempt makes one attempt and returns its stage
+	 * @param retryIf whether to retry a failure the policy retries, as for {@code call}
+	 * @param retryIfResult whether to retry a result, as for {@code call}
+	 * @param scheduler waits the delays and makes the attempts after the first
+	 * @return the call's future
+	 */
+	public <T extends @Nullable Object> CompletableFuture<T> callAsync(
+			Supplier<? extends CompletionStage<? extends T>> attempt, Predicate<Throwable> retryIf,
+			Predicate<@Nullable Object> retryIfResult, ScheduledExecutorService scheduler) {
+		Objects.requireNonNull(attempt, "attempt");
+		AsyncCall<T> call = new AsyncCall<>(begin(retryIf, retryIfResult), attempt, scheduler);
+		call.attemptNow();
+		return call.future();
+	}
+
+	/**
+	 * Begins one call of this retry, to be driven by the caller: the step that
+	 * {@link #call(RetryableCall, Predicate, Predicate)} and
+	 * {@link #callAsync(Supplier, Predicate, Predicate, ScheduledExecutorService)} drive, for a
+	 * driver of its own such as a reactive operator. The call starts now: its maximum duration is
+	 * counted from here, and the budget records its first attempt.
+	 * @param retryIf whether to retry a failure the policy retries
+	 * @param retryIfResult whether to retry a returned result
+	 * @return the call's execution
+	 */
+	public RetryExecution begin(Predicate<Throwable> retryIf, Predicate<@Nullable Object> retryIfResult) {
+		return new RetryExecution(this, Objects.requireNonNull(retryIf, "retryIf"),
+				Objects.requireNonNull(retryIfResult, "retryIfResult"));
+	}
+
+	/**
+	 * Begins one call that retries every failure the policy retries and no result.
+	 * @return the call's execution
+	 * @see #begin(Predicate, Predicate)
+	 */
+	public RetryExecution begin() {
+		return begin((failure) -> true, (result) -> false);
+	}
+
+	Ticker ticker() {
+		return this.ticker;
+	}
+
+	DoubleSupplier random() {
+		return this.random;
+	}
+
+	@Nullable RetryBudget budget() {
+		return this.budget;
+	}
+
+	@Nullable Duration retryAfterOf(Throwable failure) {
 		for (Throwable cause : Causes.chain(failure)) {
 			Duration wait = this.retryAfter.of(cause);
 			if (wait != null) {
@@ -221,53 +251,45 @@ public final class Retry {
 		return null;
 	}
 
-	private RetriesExhaustedException exhausted(Attempts attempts, String reason, @Nullable Object result) {
-		long elapsed = this.ticker.read() - attempts.start;
-		String message = "Tried " + attempts.size() + ((attempts.size() == 1) ? " time" : " times") + " over "
-				+ DurationText.of(Duration.ofNanos(elapsed)) + (reason.isEmpty() ? "" : "; stopped because " + reason);
-		return new RetriesExhaustedException(message, attempts.list, result);
-	}
-
-	private <X extends @Nullable Throwable> X end(Attempts attempts, RetryCallOutcome outcome, X thrown) {
-		List<RetryAttempt> history = List.copyOf(attempts.list);
-		tell((listener) -> listener.onCallEnded(this.name, outcome, history));
-		return thrown;
-	}
-
-	private void tell(Consumer<RetryListener> event) {
+	void tell(Consumer<RetryListener> event) {
 		Listeners.tell(this.listeners, event, logger, "Retry listener");
 	}
 
-	/** Why retrying stopped, and how the call is counted. */
-	private record Stop(RetryCallOutcome outcome, String reason) {
-	}
+	/** One call on a scheduler: the step of a {@link RetryExecution}, driven by {@link ScheduledAttempts}. */
+	private static final class AsyncCall<T extends @Nullable Object> extends ScheduledAttempts<T> {
 
-	/** The history of one call. */
-	private final class Attempts {
+		private final RetryExecution execution;
 
-		final long start;
+		private final Supplier<? extends CompletionStage<? extends T>> attempt;
 
-		final RetryDelays delays;
-
-		final List<RetryAttempt> list = new ArrayList<>();
-
-		/** The delay waited before the next attempt. */
-		long delay;
-
-		Attempts(long start, RetryDelays delays) {
-			this.start = start;
-			this.delays = delays;
+		AsyncCall(RetryExecution execution, Supplier<? extends CompletionStage<? extends T>> attempt,
+				ScheduledExecutorService scheduler) {
+			super(scheduler);
+			this.execution = execution;
+			this.attempt = attempt;
 		}
 
-		int size() {
-			return this.list.size();
+		@Override
+		protected CompletionStage<?> invoke() {
+			this.execution.attemptStarting();
+			return this.attempt.get();
 		}
 
-		void add(long delayBefore, long attemptStart, RetryAttempt.Outcome outcome, @Nullable Throwable failure) {
-			RetryAttempt attempt = new RetryAttempt(this.list.size() + 1, Duration.ofNanos(delayBefore),
-					Duration.ofNanos(Retry.this.ticker.read() - attemptStart), outcome, failure);
-			this.list.add(attempt);
-			tell((listener) -> listener.onAttempt(Retry.this.name, attempt));
+		@Override
+		@SuppressWarnings("unchecked")
+		protected void judge(@Nullable Object value, @Nullable Throwable failure) {
+			RetryVerdict verdict = (failure != null) ? this.execution.failed(failure) : this.execution.returned(value);
+			switch (verdict.kind()) {
+				case RETRY -> attemptAfter(verdict.delayNanos());
+				case RETURN -> complete((T) verdict.value());
+				case THROW -> fail(Objects.requireNonNull(verdict.failure()));
+			}
+		}
+
+		@Override
+		protected void rejected(RejectedExecutionException refusal) {
+			fail(Objects.requireNonNull(
+					this.execution.abandon("the scheduler refused the next attempt (" + refusal.getMessage() + ")").failure()));
 		}
 
 	}

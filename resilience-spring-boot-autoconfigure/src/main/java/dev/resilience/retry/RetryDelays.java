@@ -5,6 +5,7 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.DoubleSupplier;
 
+import dev.resilience.BackoffPolicy;
 import dev.resilience.Durations;
 
 /**

@@ -7,6 +7,7 @@ import java.util.function.DoubleSupplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.BackoffPolicy;
 import dev.resilience.Causes;
 
 /**
@@ -76,10 +77,7 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 	public Builder toBuilder() {
 		Builder builder = new Builder();
 		builder.maxRetries = this.maxRetries;
-		builder.backoff = this.backoff.backoff();
-		builder.delay = this.backoff.delay();
-		builder.multiplier = this.backoff.multiplier();
-		builder.maxDelay = this.backoff.maxDelay();
+		builder.backoffPolicy(this.backoff);
 		builder.jitter = this.jitter;
 		builder.maxDuration = this.maxDuration;
 		builder.retryOn = this.retryOn;
@@ -158,6 +156,20 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 		 */
 		public Builder maxRetries(int maxRetries) {
 			this.maxRetries = maxRetries;
+			return this;
+		}
+
+		/**
+		 * Sets the four backoff settings at once: how the delay grows, the first delay, the
+		 * multiplier and the cap on one delay.
+		 * @param backoffPolicy the backoff, such as one shared with polls
+		 * @return this builder
+		 */
+		public Builder backoffPolicy(BackoffPolicy backoffPolicy) {
+			this.backoff = backoffPolicy.backoff();
+			this.delay = backoffPolicy.delay();
+			this.multiplier = backoffPolicy.multiplier();
+			this.maxDelay = backoffPolicy.maxDelay();
 			return this;
 		}
 

@@ -16,8 +16,13 @@ import org.springframework.core.annotation.AliasFor;
  * Framework's {@code org.springframework.resilience.annotation.Retryable}, which this starter
  * does not process (nor does Spring process this one).
  * <p>
- * Attributes left at their defaults take the values of the named policy
- * ({@code resilience.retries.<name>}), whose own defaults are the ones shown here. String
+ * An attribute this annotation does not set takes the value of the named policy
+ * ({@code resilience.retries.<name>}), whose own defaults are the ones given here; an attribute
+ * it sets always wins, even when it equals that default ({@code maxRetries = 3} on a policy of 5
+ * makes 3). So each attribute's declared default is a "not set" marker, never a value: the
+ * minimum {@code int}, {@code NaN}, an empty string or an empty array. {@link #backoff()} and
+ * {@link #jitter()} are arrays for that reason only: write one value, as in
+ * {@code backoff = Backoff.FIXED}. String
  * attributes accept {@code ${...}} placeholders; durations use Spring Boot's format
  * ({@code 250ms}, {@code 5s}, {@code PT5S}). When retrying ends in failure, the last exception
  * is rethrown as itself with a suppressed {@link RetriesExhaustedException} holding the history;
@@ -46,57 +51,63 @@ public @interface Retryable {
 	String name() default "";
 
 	/**
-	 * The retries after the first attempt: {@code 3} makes up to 4 attempts.
+	 * The retries after the first attempt: {@code 3} makes up to 4 attempts. Not set (the
+	 * marker {@code Integer.MIN_VALUE}): the named policy's, else {@code 3}.
 	 * @return the retries, zero or more
 	 */
-	int maxRetries() default RetryPolicy.DEFAULT_MAX_RETRIES;
+	int maxRetries() default Integer.MIN_VALUE;
 
 	/**
-	 * The first delay, such as {@code 100ms}.
+	 * The first delay, such as {@code 100ms}. Empty: the named policy's, else {@code 100ms}.
 	 * @return the delay
 	 */
-	String delay() default "100ms";
+	String delay() default "";
 
 	/**
-	 * How the delay grows.
-	 * @return the backoff
+	 * How the delay grows, one value: {@code backoff = Backoff.FIXED}. Empty (not set): the
+	 * named policy's, else {@link Backoff#EXPONENTIAL}.
+	 * @return the backoff, at most one
 	 */
-	Backoff backoff() default Backoff.EXPONENTIAL;
+	Backoff[] backoff() default {};
 
 	/**
-	 * The growth factor of {@link Backoff#EXPONENTIAL}.
+	 * The growth factor of {@link Backoff#EXPONENTIAL}. Not set (the marker {@code NaN}): the
+	 * named policy's, else {@code 2.0}.
 	 * @return the multiplier, at least 1
 	 */
-	double multiplier() default RetryPolicy.DEFAULT_MULTIPLIER;
+	double multiplier() default Double.NaN;
 
 	/**
-	 * The cap on one delay; a Retry-After beyond it ends retrying.
+	 * The cap on one delay; a Retry-After beyond it ends retrying. Empty: the named policy's,
+	 * else {@code 10s}.
 	 * @return the maximum delay
 	 */
-	String maxDelay() default "10s";
+	String maxDelay() default "";
 
 	/**
-	 * How delays are randomised.
-	 * @return the jitter
+	 * How delays are randomised, one value: {@code jitter = Jitter.NONE}. Empty (not set): the
+	 * named policy's, else {@link Jitter#FULL}.
+	 * @return the jitter, at most one
 	 */
-	Jitter jitter() default Jitter.FULL;
+	Jitter[] jitter() default {};
 
 	/**
 	 * The time all attempts and delays may take: no retry starts whose delay would end past it.
-	 * Empty for no limit.
+	 * Empty: the named policy's, else no limit.
 	 * @return the maximum duration
 	 */
 	String maxDuration() default "";
 
 	/**
-	 * The failures retried, matched on the exception and its causes; empty for every
-	 * {@link Exception}. {@link Error}s are never retried.
+	 * The failures retried, matched on the exception and its causes. Empty: the named policy's,
+	 * else every {@link Exception}. {@link Error}s are never retried.
 	 * @return the exception types
 	 */
 	Class<? extends Throwable>[] retryOn() default {};
 
 	/**
-	 * The failures never retried, matched on the exception and its causes.
+	 * The failures never retried, matched on the exception and its causes. Empty: the named
+	 * policy's, else none.
 	 * @return the exception types
 	 */
 	Class<? extends Throwable>[] noRetryOn() default {};

@@ -1,5 +1,9 @@
 package dev.resilience.autoconfigure;
 
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -7,6 +11,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -54,6 +59,57 @@ class ResilienceAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=42")
 			.run((context) -> assertThat(context.getBean(ResilienceProperties.class).getAspectOrder().getRateLimit())
 				.isEqualTo(42));
+	}
+
+	@Test
+	void runShouldProvideTheContinuationSchedulerOnDaemonThreads() {
+		this.contextRunner.run((context) -> {
+			ScheduledExecutorService scheduler = context.getBean(ContinuationScheduler.BEAN_NAME,
+					ScheduledExecutorService.class);
+			Thread thread = scheduler.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+			assertThat(thread.getName()).startsWith("resilience-scheduler-");
+			assertThat(thread.isDaemon()).isTrue();
+			assertThat(isVirtual(thread)).isFalse();
+		});
+	}
+
+	@Test
+	void runWhenVirtualThreadsAreEnabledShouldUseThemFromJava21() {
+		this.contextRunner.withPropertyValues("spring.threads.virtual.enabled=true").run((context) -> {
+			ScheduledExecutorService scheduler = context.getBean(ContinuationScheduler.BEAN_NAME,
+					ScheduledExecutorService.class);
+			Thread thread = scheduler.submit(Thread::currentThread).get(5, TimeUnit.SECONDS);
+			assertThat(thread.getName()).startsWith("resilience-scheduler-");
+			// Spring Boot turns virtual threads on only where the JDK has them.
+			assertThat(isVirtual(thread)).isEqualTo(Runtime.version().feature() >= 21);
+		});
+	}
+
+	@Test
+	void runWhenUserDefinesTheSchedulerShouldBackOff() {
+		ScheduledExecutorService own = Executors.newSingleThreadScheduledExecutor();
+		try {
+			this.contextRunner.withBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class, () -> own)
+				.run((context) -> assertThat(context.getBean(ContinuationScheduler.BEAN_NAME)).isSameAs(own));
+		}
+		finally {
+			own.shutdownNow();
+		}
+	}
+
+	@Test
+	void closingTheContextShouldStopTheScheduler() {
+		ScheduledExecutorService[] scheduler = new ScheduledExecutorService[1];
+		this.contextRunner.run((context) -> scheduler[0] = context.getBean(ContinuationScheduler.BEAN_NAME,
+				ScheduledExecutorService.class));
+		assertThat(scheduler[0].isShutdown()).isTrue();
+	}
+
+	private static boolean isVirtual(Thread thread) throws ReflectiveOperationException {
+		if (Runtime.version().feature() < 21) {
+			return false;
+		}
+		return (boolean) Thread.class.getMethod("isVirtual").invoke(thread);
 	}
 
 }

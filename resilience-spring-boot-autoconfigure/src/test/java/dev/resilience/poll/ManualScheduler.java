@@ -21,7 +21,7 @@ import dev.resilience.ManualTicker;
  * scheduled tasks in the order they are due, on the calling thread, moving a {@link ManualTicker}
  * to each task's time first. Only {@link #schedule(Runnable, long, TimeUnit)} is supported.
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+public final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
 
 	private final ManualTicker ticker;
 
@@ -37,19 +37,19 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 	/** Whether a task due at once runs inside {@code schedule}, before it returns. */
 	private boolean runDueAtOnce;
 
-	ManualScheduler(ManualTicker ticker) {
+	public ManualScheduler(ManualTicker ticker) {
 		this.ticker = ticker;
 	}
 
 	/** Runs every task, including those the tasks schedule, in the order they are due. */
-	void runAll() {
+	public void runAll() {
 		while (!this.tasks.isEmpty()) {
 			runNext();
 		}
 	}
 
 	/** Runs the task due first, moving the ticker to its time. */
-	void runNext() {
+	public void runNext() {
 		Task task = this.tasks.remove();
 		if (task.due > this.ticker.read()) {
 			this.ticker.set(task.due);
@@ -61,17 +61,17 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 	 * From now on runs a task due at once inside {@code schedule}, before it returns, as another
 	 * thread of a real scheduler may.
 	 */
-	void runDueTasksAtOnce() {
+	public void runDueTasksAtOnce() {
 		this.runDueAtOnce = true;
 	}
 
 	/** The delay of every scheduled task, in the order they were scheduled. */
-	List<Duration> delays() {
+	public List<Duration> delays() {
 		return List.copyOf(this.delays);
 	}
 
 	/** The tasks scheduled and not run yet, cancelled ones included. */
-	List<ScheduledFuture<?>> pending() {
+	public List<ScheduledFuture<?>> pending() {
 		return List.copyOf(this.tasks);
 	}
 

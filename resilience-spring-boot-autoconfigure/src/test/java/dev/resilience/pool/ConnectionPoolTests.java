@@ -573,6 +573,55 @@ class ConnectionPoolTests {
 	}
 
 	@Test
+	void aListenerThatThrowsNeitherLeaksTheConnectionNorChangesTheResult() {
+		ConnectionPool<Integer> pool = throwingListenerPool();
+		assertThat(call(pool, LONG, (connection) -> "got " + connection)).isEqualTo("got 1");
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(call(pool, Duration.ofMillis(200), (connection) -> "got " + connection)).isEqualTo("got 1");
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(this.events).containsExactly("checkout ACQUIRED", "operation SUCCESS", "checkout ACQUIRED",
+				"operation SUCCESS");
+	}
+
+	@Test
+	void aListenerThatThrowsNeitherLeaksTheConnectionNorChangesATimeout() throws Exception {
+		ConnectionPool<Integer> pool = throwingListenerPool();
+		Hang hung = hang();
+		assertThatExceptionOfType(OperationTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hung.hang()));
+		hung.release();
+		await().untilAsserted(() -> assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0)));
+		Hang held = hold(pool);
+		assertThatExceptionOfType(CheckoutTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(Duration.ofMillis(100), (connection) -> connection));
+		held.release();
+		await().untilAsserted(() -> assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0)));
+		await().untilAsserted(() -> assertThat(this.events).containsExactly("checkout TIMEOUT", "operation SUCCESS"));
+	}
+
+	/** A pool of one whose only listener records each event and then throws. */
+	private ConnectionPool<Integer> throwingListenerPool() {
+		return track(ConnectionPool.builder("p", this.factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
+			.listener(new ConnectionPoolListener() {
+
+				@Override
+				public void onCheckout(String pool, CheckoutOutcome outcome, Duration waited) {
+					ConnectionPoolTests.this.events.add("checkout " + outcome);
+					throw new IllegalStateException("listener broken");
+				}
+
+				@Override
+				public void onOperation(String pool, OperationOutcome outcome, Duration duration) {
+					ConnectionPoolTests.this.events.add("operation " + outcome);
+					throw new IllegalStateException("listener broken");
+				}
+
+			})
+			.build());
+	}
+
+	@Test
 	void nameAndSettingsAreKept() {
 		ConnectionPoolSettings settings = ConnectionPoolSettings.builder().maxSize(3).build();
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("llm", this.factory).settings(settings).build());

@@ -1,8 +1,13 @@
 package dev.resilience.ratelimit;
 
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
-/** A store that passes every call on to another, for tests that watch or change one of them. */
+/**
+ * A store that passes every call on to another, for tests that watch or change one of them;
+ * {@code reserveAsync} keeps the default, so it goes through {@link #reserve}.
+ */
 class ForwardingStore implements RateLimitStore {
 
 	private final String type;
@@ -32,6 +37,11 @@ class ForwardingStore implements RateLimitStore {
 	@Override
 	public void awaitPermit(String key, long nanos) throws InterruptedException {
 		this.delegate.awaitPermit(key, nanos);
+	}
+
+	@Override
+	public CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
+		return this.delegate.awaitPermitAsync(key, nanos, scheduler);
 	}
 
 	@Override

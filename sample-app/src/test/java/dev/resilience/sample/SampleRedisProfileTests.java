@@ -34,7 +34,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * window instead of admitting it twice.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "resilience.redis.decision-timeout=5s", SampleRedisProfileTests.HOUR_WINDOW_LIMIT,
+		properties = { "resilience.redis.decision-timeout=5s", "resilience.redis.connect-timeout=30s",
+				SampleRedisProfileTests.HOUR_WINDOW_LIMIT,
 				SampleRedisProfileTests.HOUR_WINDOW_PERIOD })
 @ActiveProfiles("redis")
 class SampleRedisProfileTests {
@@ -71,7 +72,7 @@ class SampleRedisProfileTests {
 		try (ConfigurableApplicationContext second = new SpringApplicationBuilder(SampleApplication.class)
 			.profiles("redis")
 			.run("--server.port=0", "--spring.data.redis.port=" + redis.port(), "--resilience.redis.decision-timeout=5s",
-					"--" + HOUR_WINDOW_LIMIT, "--" + HOUR_WINDOW_PERIOD)) {
+					"--resilience.redis.connect-timeout=30s", "--" + HOUR_WINDOW_LIMIT, "--" + HOUR_WINDOW_PERIOD)) {
 			int secondPort = ((WebServerApplicationContext) second).getWebServer().getPort();
 			CompletableFuture<JsonNode> one = CompletableFuture.supplyAsync(() -> burst(this.port));
 			CompletableFuture<JsonNode> two = CompletableFuture.supplyAsync(() -> burst(secondPort));

@@ -13,6 +13,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
+import dev.resilience.BackoffPolicy;
 import dev.resilience.autoconfigure.web.RateLimitHeaders;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -24,7 +25,6 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.TokenBucketSettings;
-import dev.resilience.retry.BackoffPolicy;
 import dev.resilience.retry.RetryBudget;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;

@@ -4,40 +4,21 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.autoconfigure.support.BackoffProperties;
 import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
-import dev.resilience.retry.Backoff;
 
 /**
  * Configuration of named poll settings, {@code resilience.polls.<name>}, used by
- * {@code @PollUntil(name = "<name>")}.
+ * {@code @PollUntil(name = "<name>")}. The backoff settings ({@code delay}, {@code backoff},
+ * {@code multiplier}, {@code max-delay}) are the {@link BackoffProperties} retry policies have too.
  */
-public class PollProperties {
+public class PollProperties extends BackoffProperties {
 
 	/**
 	 * Attempts in all; -1 for unlimited, which needs a timeout.
 	 */
 	private int maxAttempts = PollSettings.DEFAULT_MAX_ATTEMPTS;
-
-	/**
-	 * Wait after the first attempt, from which the later waits grow.
-	 */
-	private Duration delay = PollSettings.DEFAULT_DELAY;
-
-	/**
-	 * How the wait between attempts grows: fixed, linear or exponential.
-	 */
-	private Backoff backoff = PollSettings.DEFAULT_BACKOFF;
-
-	/**
-	 * Growth factor of the exponential backoff.
-	 */
-	private double multiplier = PollSettings.DEFAULT_MULTIPLIER;
-
-	/**
-	 * Cap on one wait between attempts.
-	 */
-	private Duration maxDelay = PollSettings.DEFAULT_MAX_DELAY;
 
 	/**
 	 * Overall deadline, counted from the start of the first attempt; an attempt that would begin
@@ -50,6 +31,13 @@ public class PollProperties {
 	 * poll.
 	 */
 	private boolean ignoreExceptions;
+
+	/**
+	 * Creates the properties with the defaults of {@link PollSettings#defaults()}.
+	 */
+	public PollProperties() {
+		super(PollSettings.defaults().backoffPolicy());
+	}
 
 	/**
 	 * Returns {@code max-attempts}.
@@ -65,70 +53,6 @@ public class PollProperties {
 	 */
 	public void setMaxAttempts(int maxAttempts) {
 		this.maxAttempts = maxAttempts;
-	}
-
-	/**
-	 * Returns {@code delay}.
-	 * @return the value
-	 */
-	public Duration getDelay() {
-		return this.delay;
-	}
-
-	/**
-	 * Sets {@code delay}.
-	 * @param delay the value
-	 */
-	public void setDelay(Duration delay) {
-		this.delay = delay;
-	}
-
-	/**
-	 * Returns {@code backoff}.
-	 * @return the value
-	 */
-	public Backoff getBackoff() {
-		return this.backoff;
-	}
-
-	/**
-	 * Sets {@code backoff}.
-	 * @param backoff the value
-	 */
-	public void setBackoff(Backoff backoff) {
-		this.backoff = backoff;
-	}
-
-	/**
-	 * Returns {@code multiplier}.
-	 * @return the value
-	 */
-	public double getMultiplier() {
-		return this.multiplier;
-	}
-
-	/**
-	 * Sets {@code multiplier}.
-	 * @param multiplier the value
-	 */
-	public void setMultiplier(double multiplier) {
-		this.multiplier = multiplier;
-	}
-
-	/**
-	 * Returns {@code max-delay}.
-	 * @return the value
-	 */
-	public Duration getMaxDelay() {
-		return this.maxDelay;
-	}
-
-	/**
-	 * Sets {@code max-delay}.
-	 * @param maxDelay the value
-	 */
-	public void setMaxDelay(Duration maxDelay) {
-		this.maxDelay = maxDelay;
 	}
 
 	/**
@@ -173,10 +97,7 @@ public class PollProperties {
 		try {
 			return PollSettings.builder()
 				.maxAttempts(this.maxAttempts)
-				.delay(this.delay)
-				.backoff(this.backoff)
-				.multiplier(this.multiplier)
-				.maxDelay(this.maxDelay)
+				.backoffPolicy(toBackoffPolicy())
 				.timeout(this.timeout)
 				.ignoreExceptions(this.ignoreExceptions)
 				.build();

@@ -2,8 +2,6 @@ package dev.resilience.autoconfigure.poll;
 
 import java.lang.reflect.Method;
 import java.util.List;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,9 +11,11 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -23,7 +23,7 @@ import dev.resilience.poll.PollUntil;
 
 /**
  * Reads the {@link PollUntil @PollUntil} of one method: the named settings, overridden by every
- * attribute not left at its default, the {@code until} expression parsed once, and checks that
+ * attribute the annotation sets ({@link AttributeOverlay}), the {@code until} expression parsed once, and checks that
  * the result of the method can be polled at all.
  */
 class PollUntilBinder implements MethodBinder<PolledMethod> {
@@ -68,9 +68,9 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 
 	private static void checkResultCanBePolled(Method method, String until, String where) {
 		Class<?> type = method.getReturnType();
-		if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)) {
-			throw new IllegalStateException(where + " would poll the " + type.getSimpleName()
-					+ " itself, which is returned at once; poll a method returning the value, or use Poller.awaitAsync");
+		if (ReturnKind.of(method, PollUntil.class) == ReturnKind.FLUX) {
+			throw new IllegalStateException(where + " returns a Flux, a stream with no single value to judge; "
+					+ "poll a method returning a Mono, a CompletionStage or the value");
 		}
 		if ((type == void.class || type == Void.class) && until.isBlank()) {
 			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "
@@ -90,27 +90,13 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 			base = this.registry.get(name);
 		}
 		PollSettings.Builder builder = base.toBuilder();
-		if (annotation.maxAttempts() != PollSettings.DEFAULT_MAX_ATTEMPTS) {
-			builder.maxAttempts(annotation.maxAttempts());
-		}
-		if (!annotation.delay().isBlank()) {
-			builder.delay(this.attributes.duration(annotation.delay(), where + " (delay)"));
-		}
-		if (annotation.backoff() != PollSettings.DEFAULT_BACKOFF) {
-			builder.backoff(annotation.backoff());
-		}
-		if (Double.compare(annotation.multiplier(), PollSettings.DEFAULT_MULTIPLIER) != 0) {
-			builder.multiplier(annotation.multiplier());
-		}
-		if (!annotation.maxDelay().isBlank()) {
-			builder.maxDelay(this.attributes.duration(annotation.maxDelay(), where + " (maxDelay)"));
-		}
-		if (!annotation.timeout().isBlank()) {
-			builder.timeout(this.attributes.duration(annotation.timeout(), where + " (timeout)"));
-		}
-		if (annotation.ignoreExceptions()) {
-			builder.ignoreExceptions(true);
-		}
+		new AttributeOverlay(this.attributes, where).integer(annotation.maxAttempts(), builder::maxAttempts)
+			.duration(annotation.delay(), "delay", builder::delay)
+			.one(annotation.backoff(), "backoff", builder::backoff)
+			.decimal(annotation.multiplier(), builder::multiplier)
+			.duration(annotation.maxDelay(), "maxDelay", builder::maxDelay)
+			.duration(annotation.timeout(), "timeout", builder::timeout)
+			.flag(annotation.ignoreExceptions(), "ignoreExceptions", builder::ignoreExceptions);
 		try {
 			return builder.build();
 		}

@@ -2,6 +2,9 @@ package dev.resilience.autoconfigure.poll;
 
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -18,6 +21,11 @@ import dev.resilience.poll.Poller;
  * the parsed condition. Immutable.
  */
 public final class PolledMethod {
+
+	/** The supplier of a poller that polls stages, which it never calls. */
+	private static final Supplier<@Nullable Object> NO_SUPPLIER = () -> {
+		throw new IllegalStateException("A poll of stages has no supplier of values");
+	};
 
 	private final String name;
 
@@ -71,6 +79,22 @@ public final class PolledMethod {
 			.sleeper(this.sleeper);
 		this.listeners.forEach(builder::listener);
 		return builder.build();
+	}
+
+	/**
+	 * Polls one call of a method that returns a stage, asynchronously: each attempt invokes the
+	 * method again, {@code until} reads the stage's value, and the delays are scheduled, as
+	 * {@link Poller#awaitAsync(Supplier, ScheduledExecutorService)} does with this method's
+	 * settings, name, clock and listeners.
+	 * @param attempt invokes the method once, returning its stage
+	 * @param arguments the call's arguments, over which {@code until} is evaluated
+	 * @param scheduler runs the delays and the attempts after the first
+	 * @return the poll's future, with the outcomes and exceptions of the blocking form;
+	 * cancelling it cancels the pending delay and the running attempt
+	 */
+	public CompletableFuture<@Nullable Object> callAsync(Supplier<? extends CompletionStage<?>> attempt,
+			@Nullable Object[] arguments, ScheduledExecutorService scheduler) {
+		return poller(NO_SUPPLIER, arguments).awaitAsync(attempt, scheduler);
 	}
 
 	private boolean isMet(@Nullable Object result, @Nullable Object[] arguments) {

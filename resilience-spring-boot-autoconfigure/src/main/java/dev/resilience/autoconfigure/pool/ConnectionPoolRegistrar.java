@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.pool;
 
 import java.util.Arrays;
 import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import org.jspecify.annotations.Nullable;
@@ -16,6 +17,7 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.ConnectionPoolListener;
@@ -110,6 +112,9 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 				? ConnectionPool.builder(name, beanFactory.getBean(factory, ConnectionFactory.class))
 				: ConnectionPool.permits(name);
 		builder.settings(settings).ticker(beanFactory.getBean(Ticker.class));
+		if (beanFactory.containsBean(ContinuationScheduler.BEAN_NAME)) {
+			builder.scheduler(beanFactory.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class));
+		}
 		beanFactory.getBeanProvider(ContextSnapshotFactory.class).ifAvailable(builder::contextSnapshots);
 		beanFactory.getBeanProvider(ConnectionPoolListener.class).orderedStream().forEach(builder::listener);
 		return builder.build();

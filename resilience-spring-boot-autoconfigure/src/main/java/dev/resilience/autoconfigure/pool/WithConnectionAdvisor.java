@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.pool;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -9,6 +10,9 @@ import org.jspecify.annotations.Nullable;
 import dev.resilience.autoconfigure.support.AnnotatedMethodAdvisor;
 import dev.resilience.autoconfigure.support.AsyncInvocation;
 import dev.resilience.autoconfigure.support.BindingInterceptor;
+import dev.resilience.autoconfigure.support.ReactorCalls;
+import dev.resilience.pool.ConnectionLease;
+import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.WithConnection;
 
 /**
@@ -45,9 +49,37 @@ public class WithConnectionAdvisor extends AnnotatedMethodAdvisor<WithConnection
 			return method.invokeAsync(invocation::proceed);
 		}
 
+		/**
+		 * Checks out for each subscription, assembles the method's publisher with the connection as
+		 * the pool's current one, and ends it at the deadline. A subscription cancelled midway
+		 * leaves the connection's state unknown, so it is invalidated rather than reused.
+		 */
 		@Override
 		public Object invokeFlux(AsyncInvocation invocation, WithConnectionMethod method) {
-			return method.invokeFlux(invocation);
+			return fluxWithConnection(invocation, method.pool(), method.timeout());
+		}
+
+		private static <T> Object fluxWithConnection(AsyncInvocation invocation, ConnectionPool<T> pool,
+				Duration timeout) {
+			return ReactorCalls.fluxHolding(() -> pool.checkoutAsync(timeout),
+					(lease) -> ReactorCalls.fluxUntilFailed(callWithCurrent(lease, invocation), lease.expiry()),
+					(lease, failure) -> {
+						lease.release(failure);
+						return CompletableFuture.completedFuture(null);
+					}, (lease) -> {
+						lease.invalidate();
+						return CompletableFuture.completedFuture(null);
+					});
+		}
+
+		private static Object callWithCurrent(ConnectionLease<?> lease, AsyncInvocation invocation) {
+			try {
+				return lease.callWithCurrent(invocation::proceedPublisher);
+			}
+			catch (Exception ex) {
+				// proceedPublisher turns what the method throws into a failed publisher already.
+				throw new IllegalStateException(ex);
+			}
 		}
 
 	}

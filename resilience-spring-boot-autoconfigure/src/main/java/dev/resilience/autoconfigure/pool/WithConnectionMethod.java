@@ -2,6 +2,9 @@ package dev.resilience.autoconfigure.pool;
 
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +30,24 @@ public record WithConnectionMethod(ConnectionPool<?> pool, Duration timeout) {
 	 */
 	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		return this.pool.withConnection(this.timeout, (connection) -> proceed(invocation));
+	}
+
+	/**
+	 * Runs the rest of an asynchronous call with a connection of the pool, within the deadline,
+	 * holding no thread while it waits: the invocation is made once a connection came, on the
+	 * pool's scheduler with the connection as {@link ConnectionPool#current()}, and the connection
+	 * is held until the stage it returns completes. Returns at once.
+	 * @param invocation invokes the rest of the call and returns its stage
+	 * @return the future of the call: the stage's outcome, or the pool's deadline exceptions
+	 * @see ConnectionPool#withConnectionAsync(Duration, dev.resilience.pool.AsyncConnectionCallback)
+	 */
+	public CompletableFuture<@Nullable Object> invokeAsync(Supplier<? extends CompletionStage<?>> invocation) {
+		return this.pool.<@Nullable Object>withConnectionAsync(this.timeout, (connection) -> stage(invocation));
+	}
+
+	@SuppressWarnings("unchecked")
+	private static CompletionStage<@Nullable Object> stage(Supplier<? extends CompletionStage<?>> invocation) {
+		return (CompletionStage<@Nullable Object>) invocation.get();
 	}
 
 	/**

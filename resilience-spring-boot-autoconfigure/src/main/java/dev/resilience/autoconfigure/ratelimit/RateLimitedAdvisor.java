@@ -59,11 +59,11 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 
 		@Override
 		public Object invokeFlux(AsyncInvocation invocation, RateLimitedMethod method) {
-			return ReactorCalls.fluxHolding(invocation,
+			return ReactorCalls.fluxHolding(
 					() -> method.acquireAsync(invocation.getArguments(), invocation.getScheduler()), (permit) -> {
 						record(invocation, permit);
 						return invocation.proceedPublisher();
-					}, Permit::closeAsync);
+					}, (permit, failure) -> permit.closeAsync(), Permit::closeAsync);
 		}
 
 		/** Tells a reactive web request the decisions, for its {@code RateLimit} header. */

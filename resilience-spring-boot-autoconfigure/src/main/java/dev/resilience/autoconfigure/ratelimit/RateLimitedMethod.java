@@ -3,6 +3,8 @@ package dev.resilience.autoconfigure.ratelimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 
 import org.jspecify.annotations.Nullable;
 
@@ -39,11 +41,39 @@ public final class RateLimitedMethod {
 			Limit limit = this.limits.get(0);
 			return limit.limiter().acquire(limit.key(arguments), limit.cost(), limit.maxWait());
 		}
+		return this.registry.acquireAll(requests(arguments));
+	}
+
+	/**
+	 * Admits one call through every limiter of the method, all or nothing, without holding the
+	 * calling thread: see {@link RateLimiter#acquireAsync(String, int, Duration, ScheduledExecutorService)}
+	 * and {@link RateLimiterRegistry#acquireAllAsync(List, ScheduledExecutorService)}. Nothing is
+	 * thrown: every outcome, a bad key included, completes the future.
+	 * @param arguments the call's arguments, over which the keys are evaluated
+	 * @param scheduler runs the waits and the continuations
+	 * @return the permit, to close when the call ends; completed exceptionally with
+	 * {@link dev.resilience.ratelimit.RateLimitExceededException} if a limiter rejects the call, or
+	 * with {@link IllegalArgumentException} if a key evaluates to {@code null} or an empty string
+	 */
+	public CompletableFuture<Permit> acquireAsync(@Nullable Object[] arguments, ScheduledExecutorService scheduler) {
+		try {
+			if (this.limits.size() == 1) {
+				Limit limit = this.limits.get(0);
+				return limit.limiter().acquireAsync(limit.key(arguments), limit.cost(), limit.maxWait(), scheduler);
+			}
+			return this.registry.acquireAllAsync(requests(arguments), scheduler);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	private List<RateLimitRequest> requests(@Nullable Object[] arguments) {
 		List<RateLimitRequest> requests = new ArrayList<>(this.limits.size());
 		for (Limit limit : this.limits) {
 			requests.add(new RateLimitRequest(limit.limiter(), limit.key(arguments), limit.cost(), limit.maxWait()));
 		}
-		return this.registry.acquireAll(requests);
+		return requests;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.time.Duration;
+
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -19,14 +21,17 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner;
 /**
  * Auto-configuration of the Redis store of rate limiters ({@code store: redis}), on the
  * {@link LettuceConnectionFactory} that Spring Boot configures from {@code spring.data.redis.*}.
- * Nothing here connects at startup: the connection opens in the background once the context has
- * started, and only when a limiter uses the Redis store.
+ * The connection is opened while the context starts, and startup waits for it up to
+ * {@code resilience.redis.connect-timeout}, only when a limiter uses the Redis store: without one,
+ * Redis is never contacted.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({ LettuceConnectionFactory.class, RedisClusterAsyncCommands.class })
 @ConditionalOnBean(LettuceConnectionFactory.class)
 public final class RateLimiterRedisAutoConfiguration {
+
+	private static final System.Logger logger = System.getLogger(RateLimiterRedisAutoConfiguration.class.getName());
 
 	@Bean
 	@ConditionalOnMissingBean
@@ -49,16 +54,22 @@ public final class RateLimiterRedisAutoConfiguration {
 	@ConditionalOnMissingBean(name = "resilienceRedisConnectionWarmer")
 	static SmartInitializingSingleton resilienceRedisConnectionWarmer(ObjectProvider<RedisScriptRunner> runner,
 			ObjectProvider<ResilienceProperties> properties) {
-		// Opens the connection early, without waiting for it, so that the first decisions do not
-		// pay for it: only when some limiter uses Redis.
+		// Opens the connection once every singleton exists and waits for it, so that the first
+		// decisions are Redis's: only when some limiter uses Redis.
 		return () -> {
-			boolean used = properties.getObject()
-				.getRateLimiters()
+			ResilienceProperties resilience = properties.getObject();
+			Duration timeout = resilience.getRedis().getConnectTimeout();
+			if (timeout.isNegative()) {
+				throw new IllegalArgumentException(
+						"resilience.redis.connect-timeout must not be negative but was " + timeout);
+			}
+			boolean used = resilience.getRateLimiters()
 				.values()
 				.stream()
 				.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
-			if (used) {
-				runner.getObject().connectInBackground();
+			if (used && !runner.getObject().connect(timeout)) {
+				logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
+						+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
 			}
 		};
 	}

@@ -6,42 +6,24 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.autoconfigure.support.BackoffProperties;
 import dev.resilience.autoconfigure.support.PropertyNames;
-import dev.resilience.retry.Backoff;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
 import dev.resilience.retry.RetryPolicy;
 
 /**
  * Configuration of one retry policy, {@code resilience.retries.<name>}: the values
- * {@code @Retryable(name)} takes for the attributes it leaves at their defaults.
+ * {@code @Retryable(name)} takes for the attributes it does not set. The backoff settings
+ * ({@code delay}, {@code backoff}, {@code multiplier}, {@code max-delay}) are the
+ * {@link BackoffProperties} polls have too.
  */
-public class RetryProperties {
+public class RetryProperties extends BackoffProperties {
 
 	/**
 	 * Retries after the first attempt: 3 makes up to 4 attempts.
 	 */
 	private int maxRetries = RetryPolicy.DEFAULT_MAX_RETRIES;
-
-	/**
-	 * First delay between attempts.
-	 */
-	private Duration delay = RetryPolicy.DEFAULT_DELAY;
-
-	/**
-	 * How the delay grows: fixed, linear or exponential.
-	 */
-	private Backoff backoff = Backoff.EXPONENTIAL;
-
-	/**
-	 * Growth factor of exponential backoff.
-	 */
-	private double multiplier = RetryPolicy.DEFAULT_MULTIPLIER;
-
-	/**
-	 * Cap on one delay; a Retry-After beyond it ends retrying.
-	 */
-	private Duration maxDelay = RetryPolicy.DEFAULT_MAX_DELAY;
 
 	/**
 	 * How delays are randomised: none, full, equal or decorrelated.
@@ -71,6 +53,13 @@ public class RetryProperties {
 	private final Budget budget = new Budget();
 
 	/**
+	 * Creates the properties with the defaults of {@link RetryPolicy#builder()}.
+	 */
+	public RetryProperties() {
+		super(RetryPolicy.builder().build().backoff());
+	}
+
+	/**
 	 * Returns {@code max-retries}.
 	 * @return the value
 	 */
@@ -84,70 +73,6 @@ public class RetryProperties {
 	 */
 	public void setMaxRetries(int maxRetries) {
 		this.maxRetries = maxRetries;
-	}
-
-	/**
-	 * Returns {@code delay}.
-	 * @return the value
-	 */
-	public Duration getDelay() {
-		return this.delay;
-	}
-
-	/**
-	 * Sets {@code delay}.
-	 * @param delay the value
-	 */
-	public void setDelay(Duration delay) {
-		this.delay = delay;
-	}
-
-	/**
-	 * Returns {@code backoff}.
-	 * @return the value
-	 */
-	public Backoff getBackoff() {
-		return this.backoff;
-	}
-
-	/**
-	 * Sets {@code backoff}.
-	 * @param backoff the value
-	 */
-	public void setBackoff(Backoff backoff) {
-		this.backoff = backoff;
-	}
-
-	/**
-	 * Returns {@code multiplier}.
-	 * @return the value
-	 */
-	public double getMultiplier() {
-		return this.multiplier;
-	}
-
-	/**
-	 * Sets {@code multiplier}.
-	 * @param multiplier the value
-	 */
-	public void setMultiplier(double multiplier) {
-		this.multiplier = multiplier;
-	}
-
-	/**
-	 * Returns {@code max-delay}.
-	 * @return the value
-	 */
-	public Duration getMaxDelay() {
-		return this.maxDelay;
-	}
-
-	/**
-	 * Sets {@code max-delay}.
-	 * @param maxDelay the value
-	 */
-	public void setMaxDelay(Duration maxDelay) {
-		this.maxDelay = maxDelay;
 	}
 
 	/**
@@ -249,10 +174,7 @@ public class RetryProperties {
 		try {
 			return RetryPolicy.builder()
 				.maxRetries(this.maxRetries)
-				.delay(this.delay)
-				.backoff(this.backoff)
-				.multiplier(this.multiplier)
-				.maxDelay(this.maxDelay)
+				.backoffPolicy(toBackoffPolicy())
 				.jitter(this.jitter)
 				.maxDuration(this.maxDuration)
 				.retryOn(this.retryOn.isEmpty() ? List.of(Exception.class) : this.retryOn)

@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.retry;
 
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -11,6 +12,8 @@ import dev.resilience.autoconfigure.support.AsyncInvocation;
 import dev.resilience.autoconfigure.support.BindingInterceptor;
 import dev.resilience.autoconfigure.support.ReactorCalls;
 import dev.resilience.autoconfigure.support.RepeatedInvocation;
+import dev.resilience.retry.RetryExecution;
+import dev.resilience.retry.RetryVerdict;
 import dev.resilience.retry.Retryable;
 
 /**
@@ -51,7 +54,29 @@ public class RetryableAdvisor extends AnnotatedMethodAdvisor<RetryableMethod> {
 		@Override
 		public Object invokeFlux(AsyncInvocation invocation, RetryableMethod method) {
 			RetryExecution execution = method.begin(invocation.getArguments());
-			Object retried = ReactorCalls.fluxRetrying(invocation, execution::delayAfter);
+			Object retried = ReactorCalls.fluxRetrying(invocation, new ReactorCalls.Attempts() {
+
+				@Override
+				public void starting() {
+					execution.attemptStarting();
+				}
+
+				@Override
+				public long delayAfter(Throwable failure) throws Throwable {
+					RetryVerdict verdict = execution.failed(failure);
+					if (verdict.isRetry()) {
+						return verdict.delayNanos();
+					}
+					throw Objects.requireNonNull(verdict.failure());
+				}
+
+				@Override
+				public void completed() {
+					// A Flux has no single result to judge (retryIfResult is refused at startup).
+					execution.returned(null);
+				}
+
+			});
 			return ReactorCalls.fluxOnError(retried,
 					(failure) -> method.fallback(invocation.getThis(), invocation.getArguments(), failure));
 		}

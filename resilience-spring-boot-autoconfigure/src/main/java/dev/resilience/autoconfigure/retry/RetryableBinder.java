@@ -4,22 +4,22 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Objects;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
-import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
+import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;
 import dev.resilience.retry.Retryable;
@@ -57,6 +57,10 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
+		if (!annotation.retryIfResult().isBlank() && ReturnKind.of(method, Retryable.class) == ReturnKind.FLUX) {
+			throw new IllegalStateException(where + " sets retryIfResult on a method returning a Flux, a stream with "
+					+ "no single result to judge; retry on failures (retryOn, retryIf) instead");
+		}
 		return new RetryableMethod(this.registry.retry(retryName, policy),
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
@@ -75,45 +79,21 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			base = this.registry.getPolicy(name);
 		}
 		RetryPolicy.Builder builder = base.toBuilder();
-		if (isSet(annotation, "maxRetries")) {
-			builder.maxRetries(annotation.maxRetries());
-		}
-		if (isSet(annotation, "delay")) {
-			builder.delay(this.attributes.duration(annotation.delay(), where + " (delay)"));
-		}
-		if (isSet(annotation, "backoff")) {
-			builder.backoff(annotation.backoff());
-		}
-		if (isSet(annotation, "multiplier")) {
-			builder.multiplier(annotation.multiplier());
-		}
-		if (isSet(annotation, "maxDelay")) {
-			builder.maxDelay(this.attributes.duration(annotation.maxDelay(), where + " (maxDelay)"));
-		}
-		if (isSet(annotation, "jitter")) {
-			builder.jitter(annotation.jitter());
-		}
-		if (isSet(annotation, "maxDuration")) {
-			builder.maxDuration(this.attributes.duration(annotation.maxDuration(), where + " (maxDuration)"));
-		}
-		if (isSet(annotation, "retryOn")) {
-			builder.retryOn(List.of(annotation.retryOn()));
-		}
-		if (isSet(annotation, "noRetryOn")) {
-			builder.noRetryOn(List.of(annotation.noRetryOn()));
-		}
+		new AttributeOverlay(this.attributes, where).integer(annotation.maxRetries(), builder::maxRetries)
+			.duration(annotation.delay(), "delay", builder::delay)
+			.one(annotation.backoff(), "backoff", builder::backoff)
+			.decimal(annotation.multiplier(), builder::multiplier)
+			.duration(annotation.maxDelay(), "maxDelay", builder::maxDelay)
+			.one(annotation.jitter(), "jitter", builder::jitter)
+			.duration(annotation.maxDuration(), "maxDuration", builder::maxDuration)
+			.list(annotation.retryOn(), builder::retryOn)
+			.list(annotation.noRetryOn(), builder::noRetryOn);
 		try {
 			return builder.build();
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
 		}
-	}
-
-	/** An attribute at its declared default leaves the policy's value. */
-	private static boolean isSet(Retryable annotation, String attribute) {
-		return !Objects.deepEquals(AnnotationUtils.getValue(annotation, attribute),
-				AnnotationUtils.getDefaultValue(annotation, attribute));
 	}
 
 	private @Nullable MethodExpression expression(String text, Method method, String where) {

@@ -6,11 +6,21 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.ScheduledAttempts;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.retry.Retry;
+import dev.resilience.retry.RetryExecution;
 import dev.resilience.retry.RetryableCall;
 
 /**
@@ -37,6 +47,14 @@ public final class RetryableMethod {
 	}
 
 	/**
+	 * Returns the method's retry: the named policy with the annotation's attributes laid over it.
+	 * @return the retry
+	 */
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	/**
 	 * Runs one call of the method under its retry, and its fallback when the call ends in a
 	 * failure the fallback takes; of overloads of the fallback, the one whose exception parameter
 	 * is the most specific type of the failure.
@@ -48,23 +66,137 @@ public final class RetryableMethod {
 	 */
 	public @Nullable Object call(@Nullable Object target, @Nullable Object[] arguments,
 			RetryableCall<@Nullable Object> attempt) throws Throwable {
-		MethodExpression retryIf = this.retryIf;
-		MethodExpression retryIfResult = this.retryIfResult;
 		try {
-			return this.retry.call(attempt,
-					(retryIf != null) ? (failure) -> retryIf.evaluateCondition(arguments, variable("exception", failure))
-							: (failure) -> true,
-					(retryIfResult != null)
-							? (result) -> retryIfResult.evaluateCondition(arguments, variable("result", result))
-							: (result) -> false);
+			return this.retry.call(attempt, retryIf(arguments), retryIfResult(arguments));
 		}
 		catch (Exception ex) {
-			Method fallback = fallbackFor(ex);
-			if (fallback == null) {
-				throw ex;
-			}
-			return fallback(fallback, target, arguments, ex);
+			return fallback(target, arguments, ex);
 		}
+	}
+
+	/**
+	 * Runs one call of a method that returns a {@link CompletionStage}, asynchronously: its retry
+	 * as {@link Retry#callAsync(Supplier, java.util.function.Predicate, java.util.function.Predicate,
+	 * ScheduledExecutorService)} runs it, with the method's conditions, and when retrying ends in a
+	 * failure a fallback overload takes, the fallback, chosen and called as by
+	 * {@link #call(Object, Object[], RetryableCall)}, its return value made a stage by
+	 * {@code toStage}. Returns at once; the fallback runs on the thread that ends the retry (the
+	 * scheduler's, or this one when the first attempt ends it), and its stage's outcome completes
+	 * the returned future on the scheduler. Cancelling the returned future cancels the retry and
+	 * a running fallback's stage.
+	 * @param target the bean, whose fallback method is called
+	 * @param arguments the call's arguments, over which the conditions are evaluated
+	 * @param attempt invokes the method once, returning its stage
+	 * @param toStage makes the fallback's return value a stage, such as the identity for a
+	 * {@code CompletionStage} method or an adapter of a {@code Mono}
+	 * @param scheduler waits the delays and makes the attempts after the first
+	 * @return the call's future: the method's value or the fallback's, or the failure, with the
+	 * exceptions of {@code call}
+	 */
+	public CompletableFuture<@Nullable Object> callAsync(@Nullable Object target, @Nullable Object[] arguments,
+			Supplier<? extends CompletionStage<?>> attempt, Function<@Nullable Object, ? extends CompletionStage<?>> toStage,
+			ScheduledExecutorService scheduler) {
+		CompletableFuture<@Nullable Object> retried = this.retry.callAsync(attempt, retryIf(arguments),
+				retryIfResult(arguments), scheduler);
+		if (this.fallbacks.isEmpty()) {
+			return retried;
+		}
+		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
+		AtomicReference<@Nullable CompletableFuture<?>> fallbackStage = new AtomicReference<>();
+		result.whenComplete((value, failure) -> {
+			if (result.isCancelled()) {
+				retried.cancel(true);
+				CompletableFuture<?> stage = fallbackStage.get();
+				if (stage != null) {
+					stage.cancel(true);
+				}
+			}
+		});
+		retried.whenComplete((value, failure) -> {
+			if (failure == null) {
+				result.complete(value);
+				return;
+			}
+			Throwable cause = ScheduledAttempts.unwrap(failure);
+			if (result.isDone() || !(cause instanceof Exception exception) || fallbackFor(exception) == null) {
+				result.completeExceptionally(cause);
+				return;
+			}
+			CompletableFuture<?> stage;
+			try {
+				stage = Objects.requireNonNull(toStage.apply(fallback(target, arguments, exception)),
+						"The fallback's stage is null")
+					.toCompletableFuture();
+			}
+			catch (Throwable ex) {
+				result.completeExceptionally(ex);
+				return;
+			}
+			fallbackStage.set(stage);
+			if (result.isCancelled()) {
+				stage.cancel(true);
+				return;
+			}
+			ScheduledAttempts.whenComplete(stage, scheduler, (fallbackValue, fallbackFailure) -> {
+				if (fallbackFailure == null) {
+					result.complete(fallbackValue);
+				}
+				else {
+					result.completeExceptionally(ScheduledAttempts.unwrap(fallbackFailure));
+				}
+			});
+		});
+		return result;
+	}
+
+	/**
+	 * Begins one call of the method under its retry, with its conditions evaluated over the
+	 * call's arguments, for a driver of its own such as a reactive operator.
+	 * @param arguments the call's arguments
+	 * @return the call's execution
+	 */
+	public RetryExecution begin(@Nullable Object[] arguments) {
+		return this.retry.begin(retryIf(arguments), retryIfResult(arguments));
+	}
+
+	/**
+	 * Calls the fallback for a failure that ended retrying: of the overloads, the one whose
+	 * exception parameter is the most specific type of the failure.
+	 * @param target the bean, whose fallback method is called
+	 * @param arguments the call's arguments, passed before the failure
+	 * @param failure how retrying ended
+	 * @return what the fallback returned
+	 * @throws Throwable the failure itself when no overload takes it (an {@link Error} never has
+	 * one), or what the fallback throws
+	 */
+	public @Nullable Object fallback(@Nullable Object target, @Nullable Object[] arguments, Throwable failure)
+			throws Throwable {
+		Method fallback = (failure instanceof Exception exception) ? fallbackFor(exception) : null;
+		if (fallback == null) {
+			throw failure;
+		}
+		return invoke(fallback, target, arguments, failure);
+	}
+
+	/**
+	 * Returns whether the method has a fallback.
+	 * @return whether {@code fallbackMethod} names one
+	 */
+	public boolean hasFallback() {
+		return !this.fallbacks.isEmpty();
+	}
+
+	private Predicate<Throwable> retryIf(@Nullable Object[] arguments) {
+		MethodExpression retryIf = this.retryIf;
+		return (retryIf != null) ? (failure) -> retryIf.evaluateCondition(arguments, variable("exception", failure))
+				: (failure) -> true;
+	}
+
+	private Predicate<@Nullable Object> retryIfResult(@Nullable Object[] arguments) {
+		MethodExpression retryIfResult = this.retryIfResult;
+		return (retryIfResult != null)
+				? (result) -> retryIfResult.evaluateCondition(arguments, variable("result", result))
+				: (result) -> false;
 	}
 
 	/**
@@ -91,8 +223,8 @@ public final class RetryableMethod {
 		return Collections.singletonMap(name, value);
 	}
 
-	private static @Nullable Object fallback(Method fallback, @Nullable Object target, @Nullable Object[] arguments,
-			Exception failure) throws Throwable {
+	private static @Nullable Object invoke(Method fallback, @Nullable Object target, @Nullable Object[] arguments,
+			Throwable failure) throws Throwable {
 		Object[] fallbackArguments = Arrays.copyOf((arguments != null) ? arguments : new Object[0],
 				fallback.getParameterCount());
 		fallbackArguments[fallbackArguments.length - 1] = failure;

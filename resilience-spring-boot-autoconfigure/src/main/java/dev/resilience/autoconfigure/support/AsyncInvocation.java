@@ -157,12 +157,24 @@ public final class AsyncInvocation {
 				release.apply(held);
 				return;
 			}
-			admitted.accept(held);
-			CompletableFuture<@Nullable Object> call = proceed();
+			CompletableFuture<@Nullable Object> call;
+			try {
+				admitted.accept(held);
+				call = proceed();
+			}
+			catch (RuntimeException | Error ex) {
+				call = CompletableFuture.failedFuture(ex);
+			}
 			Stages.cancelWith(outcome, call);
 			call.whenComplete((value, callFailure) -> {
-				release.apply(held);
-				Stages.complete(outcome, value, callFailure);
+				// A callback that throws would leave the caller waiting forever: complete it whatever
+				// the give-back does.
+				try {
+					release.apply(held);
+				}
+				finally {
+					Stages.complete(outcome, value, callFailure);
+				}
 			});
 		});
 		return outcome;

@@ -18,7 +18,8 @@ public final class ContinuationScheduler {
 	/** The name of the scheduler bean. */
 	public static final String BEAN_NAME = "resilienceScheduler";
 
-	private static final String THREAD_PREFIX = "resilience-scheduler-";
+	/** The prefix of the names of its threads. */
+	public static final String THREAD_PREFIX = "resilience-scheduler-";
 
 	private ContinuationScheduler() {
 	}

@@ -3,6 +3,7 @@ package dev.resilience.autoconfigure.support;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -55,41 +56,44 @@ public final class ReactorCalls {
 	 * when the publisher completes, fails or is cancelled. Cancelling while the taking is pending
 	 * cancels its future, which gives back whatever it took.
 	 * @param <H> what is held
-	 * @param invocation the call
 	 * @param acquire takes it; the future completes once the call may run
 	 * @param use runs the method's publisher ({@link AsyncInvocation#proceedPublisher()}) with it
-	 * @param release gives it back; must not block
+	 * @param release gives it back; told the failure, or {@code null} after completion; must not
+	 * block
+	 * @param cancel gives it back after a cancellation midway; must not block
 	 * @return the {@code Flux}
 	 */
-	public static <H> Object fluxHolding(AsyncInvocation invocation, Supplier<CompletableFuture<H>> acquire,
-			Function<? super H, Object> use, Function<? super H, ? extends CompletionStage<?>> release) {
+	public static <H> Object fluxHolding(Supplier<CompletableFuture<H>> acquire, Function<? super H, Object> use,
+			BiFunction<? super H, @Nullable Throwable, ? extends CompletionStage<?>> release,
+			Function<? super H, ? extends CompletionStage<?>> cancel) {
 		return Flux.usingWhen(Mono.fromFuture(acquire, false), (held) -> asFlux(use.apply(held)),
-				(held) -> Mono.fromCompletionStage(release.apply(held)),
-				(held, failure) -> Mono.fromCompletionStage(release.apply(held)),
-				(held) -> Mono.fromCompletionStage(release.apply(held)));
+				(held) -> Mono.fromCompletionStage(release.apply(held, null)),
+				(held, failure) -> Mono.fromCompletionStage(release.apply(held, failure)),
+				(held) -> Mono.fromCompletionStage(cancel.apply(held)));
 	}
 
 	/**
-	 * A {@code Flux} that subscribes to the method's publisher again after each failure the step
-	 * retries, after the delay the step gives, scheduled on the call's scheduler.
+	 * A {@code Flux} that subscribes to the method's publisher again after each failure the
+	 * attempts retry, after the delay they give, scheduled on the call's scheduler.
 	 * @param invocation the call
-	 * @param step after each failure: the nanoseconds to wait before subscribing again, or throws
-	 * what the {@code Flux} ends with
+	 * @param attempts told of each attempt and decide after each failure
 	 * @return the {@code Flux}
 	 */
-	public static Object fluxRetrying(AsyncInvocation invocation, FailureStep step) {
+	public static Object fluxRetrying(AsyncInvocation invocation, Attempts attempts) {
 		Scheduler scheduler = Schedulers.fromExecutorService(invocation.getScheduler());
-		return Flux.defer(() -> asFlux(invocation.proceedPublisher()))
-			.retryWhen(reactor.util.retry.Retry.from((signals) -> signals.concatMap((signal) -> {
-				long delay;
-				try {
-					delay = step.delayAfter(signal.failure());
-				}
-				catch (Throwable end) {
-					return Mono.error(end);
-				}
-				return Mono.delay(Duration.ofNanos(delay), scheduler);
-			})));
+		return Flux.defer(() -> {
+			attempts.starting();
+			return asFlux(invocation.proceedPublisher());
+		}).doOnComplete(attempts::completed).retryWhen(reactor.util.retry.Retry.from((signals) -> signals.concatMap((signal) -> {
+			long delay;
+			try {
+				delay = attempts.delayAfter(signal.failure());
+			}
+			catch (Throwable end) {
+				return Mono.error(end);
+			}
+			return Mono.delay(Duration.ofNanos(delay), scheduler);
+		})));
 	}
 
 	/**
@@ -110,24 +114,21 @@ public final class ReactorCalls {
 	}
 
 	/**
-	 * Fails a {@code Flux} with an error at a deadline unless it terminated before, cancelling its
-	 * subscription.
+	 * Ends a {@code Flux} with the failure of a future (a deadline's), cancelling its subscription,
+	 * unless it terminated first.
 	 * @param publisher the publisher
-	 * @param nanos the time left
-	 * @param timeout makes the error, when the deadline passes
-	 * @param invocation the call, whose scheduler times it
+	 * @param failing fails when the publisher must end; its normal completion changes nothing
 	 * @return the {@code Flux}
 	 */
-	public static Object fluxWithin(Object publisher, long nanos, Supplier<? extends Throwable> timeout,
-			AsyncInvocation invocation) {
-		Scheduler scheduler = Schedulers.fromExecutorService(invocation.getScheduler());
-		Mono<Long> deadline = Mono.delay(Duration.ofNanos(Math.max(0, nanos)), scheduler);
-		return asFlux(publisher).takeUntilOther(deadline.then(Mono.error(timeout)));
+	public static Object fluxUntilFailed(Object publisher, CompletableFuture<?> failing) {
+		return asFlux(publisher).takeUntilOther(Mono.fromFuture(failing, false).then(Mono.never()));
 	}
 
-	/** Decides after each failure of a retried publisher. */
-	@FunctionalInterface
-	public interface FailureStep {
+	/** The attempts of a retried publisher: told of each, deciding after each failure. */
+	public interface Attempts {
+
+		/** Told that an attempt (a subscription) starts. */
+		void starting();
 
 		/**
 		 * Decides after a failure.
@@ -136,6 +137,9 @@ public final class ReactorCalls {
 		 * @throws Throwable what the publisher ends with instead
 		 */
 		long delayAfter(Throwable failure) throws Throwable;
+
+		/** Told that an attempt completed. */
+		void completed();
 
 	}
 

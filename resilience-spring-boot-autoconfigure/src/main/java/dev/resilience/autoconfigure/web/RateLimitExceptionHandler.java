@@ -32,6 +32,18 @@ public class RateLimitExceptionHandler {
 	 */
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception) {
+		return tooManyRequests(exception, RateLimitHeaderItems.of(RequestContextHolder.getRequestAttributes()));
+	}
+
+	/**
+	 * Builds the 429 response of a rejection, for Spring MVC and WebFlux alike.
+	 * @param exception the rejection
+	 * @param items the items that calls admitted earlier in the request recorded; the rejecting
+	 * decision's items are merged into them
+	 * @return the 429 response
+	 */
+	static ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException exception,
+			RateLimitHeaderItems items) {
 		RateLimitDecision decision = exception.getDecision();
 		String retryAfter = RateLimitHeaders.retryAfter(exception.getRetryAfter());
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
@@ -41,7 +53,7 @@ public class RateLimitExceptionHandler {
 		problem.setProperty("retryAfterSeconds", Long.parseLong(retryAfter));
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
-		RateLimitHeaderItems items = RateLimitHeaderItems.of(RequestContextHolder.getRequestAttributes()).merge(decision);
+		items.merge(decision);
 		if (!items.isEmpty()) {
 			headers.set(RateLimitHeaders.POLICY, items.policy());
 			headers.set(RateLimitHeaders.RATE_LIMIT, items.rateLimit());

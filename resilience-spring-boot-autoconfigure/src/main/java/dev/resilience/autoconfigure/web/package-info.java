@@ -1,5 +1,5 @@
 /**
- * Spring MVC support: {@code 429 Too Many Requests} with the IETF {@code RateLimit} header fields.
+ * Spring MVC and WebFlux support: {@code 429 Too Many Requests} with the IETF {@code RateLimit} header fields.
  */
 @NullMarked
 package dev.resilience.autoconfigure.web;

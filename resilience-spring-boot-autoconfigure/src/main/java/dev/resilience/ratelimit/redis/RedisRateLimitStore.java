@@ -5,10 +5,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -34,10 +39,15 @@ import dev.resilience.ratelimit.WindowSettings;
  * call. {@link RedisKeys} names the keys; every write sets each key's expiry to the moment it
  * would be back to a new key's state, so idle keys disappear by themselves.
  * <p>
- * A decision waits at most the decision timeout. When Redis does not answer by then (down, slow,
+ * A decision waits at most the decision timeout, and holds no thread meanwhile: the blocking
+ * methods and {@link #reserveAsync(String, long, long)} share one path, which composes Lettuce's
+ * future, and only the blocking ones wait for it. When Redis does not answer by then (down, slow,
  * or hung), the limiter's {@link RateLimiterSettings#onStoreFailure()} decides, and the failure is
- * counted. A decision carries the latest server time this store expects it may still run at: a
- * command that reaches a frozen server and runs only after the caller gave up changes nothing.
+ * counted. While Redis is known to be out (the connection is lost, or a command found it hung),
+ * decisions do not wait at all: {@link RedisScriptRunner} fails them at once and probes, one probe
+ * at a time, for Redis's return. A decision carries the latest server time this store expects it
+ * may still run at: a command that reaches a frozen server and runs only after the caller gave up
+ * changes nothing.
  * <p>
  * Waiting for a returned concurrency permit polls: the waiter asks again every
  * {@value #PERMIT_POLL_MILLIS} ms at most, so {@code n} waiters cost at most {@code 100 n}
@@ -109,24 +119,31 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		ScriptArguments.Reply reply = decide(key, cost, maxWaitNanos, true);
-		if (reply == null) {
-			return Reservation.settled(failed(key));
-		}
-		RateLimitDecision decision = decision(key, reply);
-		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : Reservation.settled(decision);
+		return await(reserveAsync(key, cost, maxWaitNanos), () -> Reservation.settled(failed(key)));
+	}
+
+	/**
+	 * Decides without holding the calling thread: the future completes when Redis answers (on a
+	 * thread of Lettuce), or by the limiter's {@code on-store-failure} when it fails, when the
+	 * decision timeout has passed (on a timer's thread), or at once while Redis is known to be
+	 * out. Cancelling the future gives back what the decision took, should Redis admit it still.
+	 */
+	@Override
+	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
+		return decide(key, cost, maxWaitNanos, true,
+				(reply) -> (reply == null) ? Reservation.settled(failed(key)) : reservation(key, cost, reply));
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		ScriptArguments.Reply reply = decide(key, cost, 0, true);
-		return (reply != null) ? decision(key, reply) : failed(key);
+		return await(decide(key, cost, 0, true, (reply) -> (reply != null) ? decision(key, reply) : failed(key)),
+				() -> failed(key));
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		ScriptArguments.Reply reply = decide(key, 1, 0, false);
-		return (reply != null) ? decision(key, reply) : failed(key);
+		return await(decide(key, 1, 0, false, (reply) -> (reply != null) ? decision(key, reply) : failed(key)),
+				() -> failed(key));
 	}
 
 	/**
@@ -135,12 +152,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public void awaitPermit(String key, long nanos) throws InterruptedException {
-		TimeUnit.NANOSECONDS.sleep(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(PERMIT_POLL_MILLIS)));
+		TimeUnit.NANOSECONDS.sleep(pollDelay(nanos));
+	}
+
+	/**
+	 * Polls as {@link #awaitPermit(String, long)} does, on the scheduler: completes after
+	 * {@value #PERMIT_POLL_MILLIS} ms at most; cancelling it cancels the scheduled completion.
+	 */
+	@Override
+	public CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
+		CompletableFuture<Void> ready = new CompletableFuture<>();
+		ScheduledFuture<?> poll = scheduler.schedule(() -> ready.complete(null), pollDelay(nanos), TimeUnit.NANOSECONDS);
+		ready.whenComplete((done, ex) -> poll.cancel(false));
+		return ready;
+	}
+
+	private static long pollDelay(long nanos) {
+		return Math.max(0, Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(PERMIT_POLL_MILLIS)));
 	}
 
 	@Override
 	public void reset(String key) {
-		run(key, this.arguments.reset(), "reset");
+		awaitDone(run(key, this.arguments.reset(), "reset"));
 	}
 
 	@Override
@@ -154,7 +187,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			return new StoreStatus(false, this.errors.sum(), "interrupted");
 		}
 		catch (Exception ex) {
-			return new StoreStatus(false, this.errors.sum(), describe(ex));
+			return new StoreStatus(false, this.errors.sum(), RedisScriptRunner.describe(ex));
 		}
 	}
 
@@ -163,25 +196,49 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return this.errors.sum();
 	}
 
-	/** Runs a decision; {@code null} when Redis did not answer in time. */
-	private ScriptArguments.@Nullable Reply decide(String key, long cost, long maxWaitNanos, boolean commit) {
-		long start = System.nanoTime();
+	/**
+	 * Runs a decision: the one path of every decision, blocking or not. The future completes with
+	 * the outcome made of Redis's reply, or of {@code null} when Redis failed (counted). Should
+	 * the caller cancel the future before Redis admits the call, what the call took is given back.
+	 */
+	private <T> CompletableFuture<T> decide(String key, long cost, long maxWaitNanos, boolean commit,
+			Function<ScriptArguments.@Nullable Reply, T> outcome) {
 		long deadline = 0;
 		if (this.clockOffsetKnown) {
-			deadline = start / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
+			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
 		}
-		List<?> reply = run(key, this.arguments.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline),
-				"decision");
-		if (reply == null) {
-			return null;
-		}
-		ScriptArguments.Reply parsed = ScriptArguments.Reply.parse(reply);
-		learnClockOffset(parsed.now() - System.nanoTime() / 1000);
-		if (parsed.status() < 0) {
-			failure("decision", new TimeoutException("Redis ran the decision after its deadline"));
-			return null;
-		}
-		return parsed;
+		byte[][] arguments = this.arguments.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
+		CompletableFuture<T> decided = new CompletableFuture<>();
+		this.runner.run(this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
+			ScriptArguments.Reply reply = null;
+			Throwable failure = ex;
+			if (failure == null) {
+				try {
+					reply = ScriptArguments.Reply.parse(raw);
+					learnClockOffset(reply.now() - System.nanoTime() / 1000);
+					if (reply.status() < 0) {
+						failure = new TimeoutException("Redis ran the decision after its deadline");
+						reply = null;
+					}
+				}
+				catch (RuntimeException unexpected) {
+					failure = unexpected;
+					reply = null;
+				}
+			}
+			String news = (failure != null) ? failure(failure) : answered();
+			if (!decided.complete(outcome.apply(reply)) && commit && reply != null && reply.status() == 1) {
+				// the caller gave up meanwhile: as if it had never asked
+				run(key, this.arguments.giveBack(reply, cost), "give-back");
+			}
+			log(news);
+		});
+		return decided;
+	}
+
+	private Reservation reservation(String key, long cost, ScriptArguments.Reply reply) {
+		RateLimitDecision decision = decision(key, reply);
+		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : Reservation.settled(decision);
 	}
 
 	/**
@@ -198,39 +255,82 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private @Nullable List<?> run(String key, byte[][] arguments, String what) {
+	/**
+	 * Runs a give-back, a permit return or a reset without waiting for it; a failure is counted,
+	 * and the future completes normally either way.
+	 */
+	private CompletableFuture<Void> run(String key, byte[][] arguments, String what) {
+		return this.runner.run(this.keys.keys(key), arguments, this.timeoutNanos).handle((reply, ex) -> {
+			log((ex != null) ? failure(what, ex) : answered());
+			return null;
+		});
+	}
+
+	/**
+	 * Waits for a decision for a caller that may block: it completes by the decision timeout.
+	 * An interrupted caller is back at once with what {@code interrupted} supplies (the failure
+	 * policy's decision, counted as a failure), still interrupted; the decision, cancelled, gives
+	 * back what it took, should Redis admit it still.
+	 */
+	private <T> T await(CompletableFuture<T> future, Supplier<T> interrupted) {
 		try {
-			List<?> reply = this.runner.run(this.keys.keys(key), arguments, System.nanoTime() + this.timeoutNanos);
-			if (this.failing) {
-				this.failing = false;
-				logger.log(System.Logger.Level.INFO, "Rate limiter '" + this.limiterName + "': Redis answers again");
-			}
-			return reply;
+			return future.get();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			failure(what, ex);
-			return null;
+			if (future.cancel(false)) {
+				log(failure("decision", ex));
+				return interrupted.get();
+			}
+			return future.getNow(interrupted.get());
 		}
-		catch (TimeoutException | ExecutionException | RuntimeException ex) {
-			failure(what, ex);
-			return null;
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Redis decision failed unexpectedly", ex.getCause());
 		}
 	}
 
-	private void failure(String what, Exception ex) {
+	/** Waits for a give-back, a permit return or a reset; an interrupted caller stops waiting. */
+	private static void awaitDone(CompletableFuture<Void> done) {
+		try {
+			done.get();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Redis command failed unexpectedly", ex.getCause());
+		}
+	}
+
+	private @Nullable String failure(Throwable ex) {
+		return failure("decision", ex);
+	}
+
+	/** Counts a failure; what to log when it starts a run of failures. */
+	private @Nullable String failure(String what, Throwable ex) {
 		this.errors.increment();
 		if (!this.failing) {
 			this.failing = true;
-			logger.log(System.Logger.Level.WARNING, "Rate limiter '" + this.limiterName + "': Redis " + what
-					+ " failed, deciding " + this.settings.onStoreFailure() + " until it answers again: " + describe(ex));
+			return "Rate limiter '" + this.limiterName + "': Redis " + what + " failed, deciding "
+					+ this.settings.onStoreFailure() + " until it answers again: " + RedisScriptRunner.describe(ex);
 		}
+		return null;
 	}
 
-	private static String describe(Exception ex) {
-		Throwable cause = (ex instanceof ExecutionException && ex.getCause() != null) ? ex.getCause() : ex;
-		String message = cause.getMessage();
-		return cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+	/** Redis answered: what to log when that ends a run of failures. */
+	private @Nullable String answered() {
+		if (this.failing) {
+			this.failing = false;
+			return "Rate limiter '" + this.limiterName + "': Redis answers again";
+		}
+		return null;
+	}
+
+	/** Logs last, after the caller's future is complete: logging may block (a console). */
+	private static void log(@Nullable String news) {
+		if (news != null) {
+			logger.log(news.endsWith("answers again") ? System.Logger.Level.INFO : System.Logger.Level.WARNING, news);
+		}
 	}
 
 	/** The decision when Redis did not answer: the limiter's failure policy. */
@@ -321,16 +421,31 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void cancel() {
-			if (finish()) {
-				run(this.key, arguments.giveBack(this.reply, this.cost), "give-back");
-			}
+			awaitDone(cancelAsync());
 		}
 
 		@Override
 		public void release() {
-			if (settings.maxConcurrent() > 0 && finish()) {
-				run(this.key, arguments.release(this.reply.sequence()), "permit return");
-			}
+			awaitDone(releaseAsync());
+		}
+
+		/**
+		 * Sends the give-back without waiting for Redis's answer; the future completes when it is
+		 * done (normally, also when Redis failed it, which is counted).
+		 */
+		@Override
+		public CompletableFuture<Void> cancelAsync() {
+			return finish() ? run(this.key, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
+		}
+
+		/**
+		 * Sends the permit's return without waiting for Redis's answer; the future completes when it
+		 * is done (normally, also when Redis failed it, which is counted).
+		 */
+		@Override
+		public CompletableFuture<Void> releaseAsync() {
+			return (settings.maxConcurrent() > 0 && finish())
+					? run(this.key, arguments.release(this.reply.sequence()), "permit return") : CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {

@@ -5,36 +5,66 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Runs the rate-limiter script on one Redis server or cluster, for every limiter of the
- * application that uses the Redis store, and bounds each call by a deadline.
+ * application that uses the Redis store, and bounds each call by a timeout without holding a
+ * thread.
  * <p>
  * The script goes by {@code EVALSHA}; a server that does not know it yet (a new server, one that
  * restarted, or a cluster node seeing it for the first time) answers {@code NOSCRIPT}, and the
  * call is made again by {@code EVAL}, which also caches the script there. So the script is loaded
  * once per server and each decision is one command.
  * <p>
- * The connection is opened on first use, never at startup, on a thread of its own: an
- * application starts while Redis is down, and a caller waits for a connection no longer than its
- * deadline. Commands are asynchronous and awaited with a timeout, so a caller is back on time even
- * when the server hangs with the connection open (a process stopped with {@code SIGSTOP}), which
- * a socket timeout would not notice; a command given up on is cancelled, so Lettuce does not send
- * it after reconnecting.
+ * <b>Connecting.</b> The application opens the connection while it starts and waits for it up to
+ * {@code resilience.redis.connect-timeout} ({@link #connect(Duration)}), on a thread of its own:
+ * with Redis up, the first decision is made by Redis. A command never waits for a connection
+ * being opened: until it is open, it fails at once (and starts another attempt if the last one
+ * failed). Lettuce reconnects an open connection by itself.
+ * <p>
+ * <b>Timeouts.</b> Commands are asynchronous; each one's future is given up on at its timeout by a
+ * timer, so a caller is back on time even when the server hangs with the connection open (a
+ * process stopped with {@code SIGSTOP}), which a socket timeout would not notice. A command given
+ * up on is cancelled, so Lettuce does not send it after reconnecting.
+ * <p>
+ * <b>Outages.</b> A command fails at once, without being sent, while Redis is known to be out:
+ * while the (standalone) connection is closed, and after a command to a server (a cluster node)
+ * timed out or lost its connection, until that server answers again. Only the commands that find
+ * an outage out wait for their timeout. Meanwhile one probe at a time per server (an
+ * {@code EXISTS} of the key that met the outage, so that a cluster routes it to the same node),
+ * started by the commands that fail at once, finds out when it answers again; its first answer
+ * ends the outage. A reply with an error (a script error, {@code NOSCRIPT}, {@code CLUSTERDOWN})
+ * is an answer, not an outage.
  */
 public final class RedisScriptRunner {
 
@@ -44,15 +74,27 @@ public final class RedisScriptRunner {
 
 	private static final String SHA = sha1(SCRIPT_TEXT);
 
+	/** How long a failed connection attempt at startup waits before the next one. */
+	private static final long CONNECT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	/** The one route of a standalone server (and of a cluster key whose node is not known). */
+	private static final String SERVER = "server";
+
+	private static final System.Logger logger = System.getLogger(RedisScriptRunner.class.getName());
+
 	private final Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector;
 
-	private volatile @Nullable RedisClusterAsyncCommands<byte[], byte[]> commands;
+	private volatile @Nullable Connection connection;
 
 	/** The connection being opened, or the last attempt that failed; guarded by this. */
-	private @Nullable CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting;
+	private @Nullable CompletableFuture<Connection> connecting;
+
+	/** The servers (cluster nodes by id, or {@link #SERVER}) known to be out, with their probes. */
+	private final ConcurrentMap<String, Outage> outages = new ConcurrentHashMap<>();
 
 	/**
-	 * Creates a runner that opens its connection on first use.
+	 * Creates a runner that opens its connection when {@link #connect(Duration) asked to}, or on
+	 * first use.
 	 * @param connector opens the connection (may block); Lettuce reconnects it by itself after that
 	 */
 	public RedisScriptRunner(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector) {
@@ -60,61 +102,242 @@ public final class RedisScriptRunner {
 	}
 
 	/**
-	 * Runs the script.
-	 * @param keys the script's keys
-	 * @param arguments its arguments
-	 * @param deadline the {@link System#nanoTime()} by which to give up
-	 * @return the script's reply
-	 * @throws TimeoutException if the deadline passed first
-	 * @throws ExecutionException if Redis failed the command
-	 * @throws InterruptedException if the thread was interrupted
+	 * Opens the connection, unless it is open, and waits for it up to the timeout, trying again
+	 * while attempts fail before then (Redis may be starting beside the application). For
+	 * application startup: the attempt in progress at the timeout goes on in the background.
+	 * @param timeout the longest wait; zero starts an attempt without waiting
+	 * @return whether the connection is open
+	 * @throws IllegalArgumentException if the timeout is negative
 	 */
-	List<?> run(byte[][] keys, byte[][] arguments, long deadline)
-			throws TimeoutException, ExecutionException, InterruptedException {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(deadline);
-		try {
-			return await(commands.evalsha(SHA, ScriptOutputType.MULTI, keys, arguments), deadline);
+	public boolean connect(Duration timeout) {
+		if (timeout.isNegative()) {
+			throw new IllegalArgumentException("timeout must not be negative but was " + timeout);
 		}
-		catch (ExecutionException ex) {
-			if (!(ex.getCause() instanceof RedisNoScriptException)) {
-				throw ex;
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (this.connection == null) {
+			CompletableFuture<Connection> attempt = connect();
+			try {
+				attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 			}
-			return await(commands.eval(SCRIPT_TEXT, ScriptOutputType.MULTI, keys, arguments), deadline);
+			catch (ExecutionException ex) {
+				long pause = Math.min(CONNECT_RETRY_NANOS, deadline - System.nanoTime());
+				if (pause <= 0) {
+					return false;
+				}
+				try {
+					TimeUnit.NANOSECONDS.sleep(pause);
+				}
+				catch (InterruptedException interrupted) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+			catch (TimeoutException ex) {
+				return false;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
 		}
-	}
-
-	/**
-	 * Asks the server whether it is there.
-	 * @param deadline the {@link System#nanoTime()} by which to give up
-	 * @throws Exception if it did not answer in time
-	 */
-	void ping(long deadline) throws Exception {
-		await(commands(deadline).ping(), deadline);
+		return true;
 	}
 
 	/**
 	 * Starts opening the connection, unless it is open or being opened, without waiting for it.
 	 */
 	public void connectInBackground() {
-		if (this.commands == null) {
+		if (this.connection == null) {
 			connect();
 		}
 	}
 
-	private RedisClusterAsyncCommands<byte[], byte[]> commands(long deadline)
-			throws TimeoutException, ExecutionException, InterruptedException {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = this.commands;
-		return (commands != null) ? commands : await(connect(), deadline);
+	/**
+	 * Runs the script, without waiting for it: the future completes with the script's reply, or
+	 * exceptionally with a {@link TimeoutException} once the timeout has passed, with the
+	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure. It completes on
+	 * a thread of Lettuce or of the timer, or at once when Redis is known to be out; cancelling it
+	 * cancels the command.
+	 * @param keys the script's keys (all in one hash slot)
+	 * @param arguments its arguments
+	 * @param timeoutNanos the longest wait for the reply
+	 * @return the reply, when it arrives
+	 */
+	CompletableFuture<List<?>> run(byte[][] keys, byte[][] arguments, long timeoutNanos) {
+		return send(keys[0], timeoutNanos, (commands) -> commands.evalsha(SHA, ScriptOutputType.MULTI, keys, arguments),
+				(commands) -> commands.eval(SCRIPT_TEXT, ScriptOutputType.MULTI, keys, arguments));
 	}
 
-	private synchronized CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connect() {
-		CompletableFuture<RedisClusterAsyncCommands<byte[], byte[]>> connecting = this.connecting;
+	/**
+	 * Asks the server whether it is there, waiting up to the deadline (for the connection too).
+	 * An answer ends a standalone server's outage.
+	 * @param deadline the {@link System#nanoTime()} by which to give up
+	 * @throws Exception if it did not answer in time
+	 */
+	void ping(long deadline) throws Exception {
+		Connection connection = this.connection;
+		if (connection == null) {
+			connection = await(connect(), deadline);
+		}
+		await(bounded(connection.commands.ping(), deadline - System.nanoTime()), deadline);
+		if (!connection.cluster()) {
+			this.outages.remove(SERVER);
+		}
+	}
+
+	private <T> CompletableFuture<T> send(byte[] key, long timeoutNanos,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> afterNoScript) {
+		Connection connection = this.connection;
+		if (connection == null) {
+			connectInBackground();
+			return CompletableFuture.failedFuture(new RedisUnavailableException("not connected yet"));
+		}
+		if (!connection.isOpen()) {
+			// Lettuce reconnects by itself; it would hold the command until then
+			return CompletableFuture.failedFuture(new RedisUnavailableException("connection lost, reconnecting"));
+		}
+		String route = connection.route(key);
+		Outage outage = this.outages.get(route);
+		if (outage != null) {
+			probe(connection, route, outage, key, timeoutNanos);
+			return CompletableFuture.failedFuture(new RedisUnavailableException(outage.cause));
+		}
+		// the command in flight, so that the timeout cancels the right one
+		AtomicReference<Future<?>> sent = new AtomicReference<>();
+		CompletableFuture<T> reply = new CompletableFuture<>();
+		CompletionStage<T> first;
+		try {
+			first = command.apply(connection.commands);
+		}
+		catch (RuntimeException ex) {
+			// a connection closed for good refuses commands at once
+			log(out(route, ex));
+			return CompletableFuture.failedFuture(ex);
+		}
+		sent.set(first.toCompletableFuture());
+		first.whenComplete((value, ex) -> {
+			if (ex != null && cause(ex) instanceof RedisNoScriptException) {
+				CompletionStage<T> again = afterNoScript.apply(connection.commands);
+				sent.set(again.toCompletableFuture());
+				again.whenComplete((retried, failure) -> settle(reply, retried, failure));
+				if (reply.isDone()) {
+					again.toCompletableFuture().cancel(false);
+				}
+			}
+			else {
+				settle(reply, value, ex);
+			}
+		});
+		// what the outcome tells of the server is recorded before the caller hears of it, so that
+		// the caller's next command knows it
+		CompletableFuture<T> result = new CompletableFuture<>();
+		reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((value, ex) -> {
+			Throwable cause = (ex != null) ? cause(ex) : null;
+			if (cause instanceof TimeoutException || cause instanceof CancellationException) {
+				sent.get().cancel(false);
+			}
+			String news = null;
+			if (cause == null || cause instanceof RedisCommandExecutionException) {
+				news = answered(route);
+			}
+			else if (!(cause instanceof CancellationException)) {
+				news = out(route, cause);
+			}
+			settle(result, value, cause);
+			// last: logging may block (a console), which must not keep the caller waiting
+			log(news);
+		});
+		result.whenComplete((value, ex) -> {
+			if (ex instanceof CancellationException) {
+				reply.cancel(false);
+			}
+		});
+		return result;
+	}
+
+	private static <T> void settle(CompletableFuture<T> reply, @Nullable T value, @Nullable Throwable ex) {
+		if (ex != null) {
+			reply.completeExceptionally(cause(ex));
+		}
+		else {
+			reply.complete(value);
+		}
+	}
+
+	/** The server answered: its outage, if any, is over; what to log, if anything. */
+	private @Nullable String answered(String route) {
+		if (!this.outages.isEmpty() && this.outages.remove(route) != null) {
+			return "Redis answers again" + where(route);
+		}
+		return null;
+	}
+
+	/** The server did not answer, or lost its connection: an outage, until it answers. */
+	private @Nullable String out(String route, Throwable cause) {
+		Outage outage = new Outage(describe(cause));
+		if (this.outages.putIfAbsent(route, outage) == null) {
+			return "Redis is out" + where(route) + ": " + outage.cause + "; commands fail at once until it answers";
+		}
+		return null;
+	}
+
+	private static void log(@Nullable String news) {
+		if (news != null) {
+			logger.log(news.startsWith("Redis is out") ? System.Logger.Level.WARNING : System.Logger.Level.INFO, news);
+		}
+	}
+
+	/**
+	 * Starts a probe of an out server, unless one is in flight: an {@code EXISTS} of a key that
+	 * the server holds, given up on at the timeout.
+	 */
+	private void probe(Connection connection, String route, Outage outage, byte[] key, long timeoutNanos) {
+		if (!outage.probing.compareAndSet(false, true)) {
+			return;
+		}
+		CompletableFuture<Long> sent;
+		try {
+			sent = connection.commands.exists(key).toCompletableFuture();
+		}
+		catch (RuntimeException ex) {
+			outage.probing.set(false);
+			return;
+		}
+		bounded(sent, timeoutNanos).whenComplete((exists, ex) -> {
+			outage.probing.set(false);
+			if (ex == null || cause(ex) instanceof RedisCommandExecutionException) {
+				if (this.outages.remove(route, outage)) {
+					log("Redis answers again" + where(route));
+				}
+			}
+		});
+	}
+
+	/** A future that completes as the command does, or with a timeout, which cancels the command. */
+	private static <T> CompletableFuture<T> bounded(CompletionStage<T> command, long timeoutNanos) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		command.whenComplete((value, ex) -> settle(result, value, ex));
+		result.orTimeout(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS).whenComplete((value, ex) -> {
+			if (ex != null) {
+				command.toCompletableFuture().cancel(false);
+			}
+		});
+		return result;
+	}
+
+	private static String where(String route) {
+		return SERVER.equals(route) ? "" : " (cluster node " + route + ")";
+	}
+
+	private synchronized CompletableFuture<Connection> connect() {
+		CompletableFuture<Connection> connecting = this.connecting;
 		if (connecting == null || connecting.isCompletedExceptionally()) {
 			// One attempt at a time, on a thread that is not the caller's: the caller's wait is
 			// bounded by its deadline, however long connecting takes.
 			connecting = CompletableFuture.supplyAsync(() -> {
-				RedisClusterAsyncCommands<byte[], byte[]> opened = this.connector.get();
-				this.commands = opened;
+				Connection opened = new Connection(this.connector.get());
+				this.connection = opened;
 				return opened;
 			}, (task) -> {
 				Thread thread = new Thread(task, "resilience-redis-connect");
@@ -131,10 +354,31 @@ public final class RedisScriptRunner {
 		try {
 			return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
-		catch (TimeoutException | InterruptedException ex) {
-			future.cancel(false);
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof TimeoutException timeout) {
+				throw timeout;
+			}
 			throw ex;
 		}
+	}
+
+	/** What went wrong, from the exception of a future. */
+	static Throwable cause(Throwable ex) {
+		Throwable cause = ex;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	/** A short description of what went wrong, for a log line or a health detail. */
+	static String describe(Throwable ex) {
+		Throwable cause = cause(ex);
+		if (cause instanceof RedisUnavailableException) {
+			return cause.getMessage();
+		}
+		String message = cause.getMessage();
+		return cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
 	}
 
 	private static byte[] load() {
@@ -160,7 +404,76 @@ public final class RedisScriptRunner {
 
 	@Override
 	public String toString() {
-		return "RedisScriptRunner[" + ((this.commands != null) ? "connected" : "not connected") + "]";
+		Connection connection = this.connection;
+		String state = (connection == null) ? "not connected" : (!connection.isOpen() ? "reconnecting"
+				: (this.outages.isEmpty() ? "connected" : "connected, out: " + this.outages.keySet()));
+		return "RedisScriptRunner[" + state + "]";
+	}
+
+	/**
+	 * Redis is known to be out, so a command was not sent: the connection is not open yet or is
+	 * lost, or the server did not answer lately. No stack trace: it is an expected outcome.
+	 */
+	static final class RedisUnavailableException extends Exception {
+
+		private static final long serialVersionUID = 1L;
+
+		RedisUnavailableException(String message) {
+			super("Redis is out: " + message, null, false, false);
+		}
+
+	}
+
+	/** One server's outage: what it was, and whether a probe is in flight. */
+	private static final class Outage {
+
+		private final String cause;
+
+		private final AtomicBoolean probing = new AtomicBoolean();
+
+		Outage(String cause) {
+			this.cause = cause;
+		}
+
+	}
+
+	/** The open connection, which tells whether it is connected and where a key lives. */
+	private static final class Connection {
+
+		private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+
+		/** A standalone connection, which Lettuce knows to be open or not; else {@code null}. */
+		private final @Nullable StatefulConnection<byte[], byte[]> standalone;
+
+		private final @Nullable StatefulRedisClusterConnection<byte[], byte[]> clustered;
+
+		Connection(RedisClusterAsyncCommands<byte[], byte[]> commands) {
+			this.commands = Objects.requireNonNull(commands, "the connector returned no connection");
+			this.standalone = (commands instanceof RedisAsyncCommands<byte[], byte[]> async) ? async.getStatefulConnection()
+					: null;
+			this.clustered = (commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> async)
+					? async.getStatefulConnection() : null;
+		}
+
+		boolean isOpen() {
+			StatefulConnection<byte[], byte[]> standalone = this.standalone;
+			return standalone == null || standalone.isOpen();
+		}
+
+		boolean cluster() {
+			return this.clustered != null;
+		}
+
+		/** The server a key lives on: a cluster's master of its slot by node id, else one route. */
+		String route(byte[] key) {
+			StatefulRedisClusterConnection<byte[], byte[]> clustered = this.clustered;
+			if (clustered == null) {
+				return SERVER;
+			}
+			RedisClusterNode master = clustered.getPartitions().getMasterBySlot(SlotHash.getSlot(key));
+			return (master != null && master.getNodeId() != null) ? master.getNodeId() : SERVER;
+		}
+
 	}
 
 }

@@ -1,8 +1,10 @@
 package dev.resilience.autoconfigure.poll;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -68,9 +70,16 @@ class PollUntilStartupTests {
 	}
 
 	@Test
-	void runWhenMethodReturnsAFutureShouldFail() {
-		assertFailure(FutureClient.class, "@PollUntil on FutureClient.status() would poll the CompletableFuture itself, "
-				+ "which is returned at once; poll a method returning the value, or use Poller.awaitAsync");
+	void runWhenMethodReturnsAFluxShouldFail() {
+		assertFailure(FluxClient.class, "@PollUntil on FluxClient.status() returns a Flux, a stream with no single "
+				+ "value to judge; poll a method returning a Mono, a CompletionStage or the value");
+	}
+
+	@Test
+	void runWhenMethodReturnsAPlainFutureShouldFail() {
+		assertFailure(FutureClient.class, "@PollUntil on FutureClient.status() cannot handle its return type "
+				+ "java.util.concurrent.Future: a Future cannot tell when it completes without a thread waiting on it; "
+				+ "return a CompletionStage");
 	}
 
 	@Test
@@ -178,10 +187,19 @@ class PollUntilStartupTests {
 
 	}
 
+	static class FluxClient {
+
+		@PollUntil
+		public Flux<String> status() {
+			return Flux.just("x");
+		}
+
+	}
+
 	static class FutureClient {
 
 		@PollUntil
-		public CompletableFuture<String> status() {
+		public Future<String> status() {
 			return CompletableFuture.completedFuture("x");
 		}
 

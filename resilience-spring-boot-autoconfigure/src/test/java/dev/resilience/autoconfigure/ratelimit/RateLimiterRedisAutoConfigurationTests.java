@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -48,8 +49,9 @@ class RateLimiterRedisAutoConfigurationTests {
 		.withBean(SimpleMeterRegistry.class)
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port(),
 				"resilience.redis.key-prefix=autoconfig-" + System.nanoTime() + ":",
-				// the first decision of a context opens its connection: time enough on a busy machine
-				"resilience.redis.decision-timeout=5s");
+				// startup waits for the connection (a cold JVM loads Lettuce meanwhile) and the
+				// decisions for Redis: time enough on a busy machine
+				"resilience.redis.connect-timeout=30s", "resilience.redis.decision-timeout=5s");
 
 	@Test
 	void runWhenLimiterUsesRedisShouldDecideThereAndReportUp() {
@@ -128,7 +130,8 @@ class RateLimiterRedisAutoConfigurationTests {
 			closedPort = socket.getLocalPort();
 		}
 		this.contextRunner
-			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.decision-timeout=200ms")
+			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.decision-timeout=200ms",
+					"resilience.redis.connect-timeout=200ms")
 			.withPropertyValues(shared("open", 1))
 			.withPropertyValues(shared("closed", 1))
 			.withPropertyValues("resilience.rate-limiters.closed.on-store-failure=fail-closed")
@@ -150,6 +153,115 @@ class RateLimiterRedisAutoConfigurationTests {
 				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 				assertThat(health.getDetails().get("rateLimiters")).asInstanceOf(
 						org.assertj.core.api.InstanceOfAssertFactories.MAP).containsKeys("open", "closed");
+			});
+	}
+
+	@Test
+	void runWhenAFreshContextIsHitByABurstShouldHaveRedisDecideEveryCall() {
+		// the scenario: a default decision timeout, fail-open, 8 threads x 5 calls at once on 20
+		ApplicationContextRunner runner = this.contextRunner.withPropertyValues("resilience.redis.decision-timeout=200ms")
+			.withPropertyValues(shared("burst", 20));
+		runner.run((context) -> assertBurstAdmitsExactlyTheLimit(context.getBean(RateLimiterRegistry.class).get("burst")));
+	}
+
+	@Test
+	void runWhenAFreshContextOnAClusterIsHitByABurstShouldHaveRedisDecideEveryCall() {
+		String nodes = RedisServer.Cluster.shared()
+			.masters()
+			.stream()
+			.map((master) -> "127.0.0.1:" + master.port())
+			.collect(Collectors.joining(","));
+		ApplicationContextRunner runner = this.contextRunner
+			.withPropertyValues("spring.data.redis.cluster.nodes=" + nodes, "resilience.redis.decision-timeout=200ms")
+			.withPropertyValues(shared("burst", 20));
+		runner.run((context) -> {
+			assertThat(context.getBean(LettuceConnectionFactory.class).getClusterConfiguration()).isNotNull();
+			assertBurstAdmitsExactlyTheLimit(context.getBean(RateLimiterRegistry.class).get("burst"));
+		});
+	}
+
+	private static void assertBurstAdmitsExactlyTheLimit(RateLimiter limiter) throws InterruptedException {
+		AtomicInteger admitted = new AtomicInteger();
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			Thread thread = new Thread(() -> {
+				await(start);
+				for (int i = 0; i < 5; i++) {
+					if (limiter.tryAcquire("tenant", 1).isPermitted()) {
+						admitted.incrementAndGet();
+					}
+				}
+			});
+			thread.start();
+			threads.add(thread);
+		}
+		start.countDown();
+		for (Thread thread : threads) {
+			thread.join();
+		}
+		assertThat(limiter.getStoreErrors()).isZero();
+		assertThat(admitted).hasValue(20);
+	}
+
+	@Test
+	void runWhenRedisIsDownShouldWaitForItNoLongerThanTheConnectTimeout() throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			closedPort = socket.getLocalPort();
+		}
+		long start = System.nanoTime();
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.connect-timeout=500ms",
+					"resilience.redis.decision-timeout=200ms")
+			.withPropertyValues(shared("partner", 1))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Duration started = Duration.ofNanos(System.nanoTime() - start);
+				assertThat(started).isGreaterThanOrEqualTo(Duration.ofMillis(500)).isLessThan(Duration.ofSeconds(5));
+				// down: decided at once by on-store-failure
+				long decided = System.nanoTime();
+				for (int i = 0; i < 20; i++) {
+					assertThat(context.getBean(RateLimiterRegistry.class).get("partner").tryAcquire("k", 1).isPermitted())
+						.isTrue();
+				}
+				assertThat(Duration.ofNanos(System.nanoTime() - decided)).isLessThan(Duration.ofMillis(200));
+			});
+	}
+
+	@Test
+	void runWithOnlyInMemoryLimitersShouldNotWaitForRedis() throws IOException {
+		int closedPort;
+		try (ServerSocket socket = new ServerSocket(0)) {
+			closedPort = socket.getLocalPort();
+		}
+		long start = System.nanoTime();
+		this.contextRunner
+			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.connect-timeout=10s",
+					"resilience.rate-limiters.local.max-concurrent=1")
+			.run((context) -> assertThat(context).hasNotFailed());
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+	}
+
+	@Test
+	void runWhenConnectTimeoutIsNegativeShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues(shared("partner", 1))
+			.withPropertyValues("resilience.redis.connect-timeout=-1s")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
+					.startsWith("resilience.redis.connect-timeout must not be negative but was PT-1S"));
+			});
+	}
+
+	@Test
+	void runWhenConnectTimeoutDoesNotParseShouldFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues(shared("partner", 1))
+			.withPropertyValues("resilience.redis.connect-timeout=soon")
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.anySatisfy((message) -> assertThat(message).contains("resilience.redis.connect-timeout"));
 			});
 	}
 

@@ -373,11 +373,13 @@ class AsyncAdviceTests {
 
 		@Override
 		public Object invokeFlux(AsyncInvocation invocation, Holds holds) {
-			return ReactorCalls.fluxHolding(invocation, holds::take, (permit) -> invocation.proceedPublisher(),
-					(permit) -> {
-						holds.released.add(permit);
-						return CompletableFuture.completedFuture(null);
-					});
+			return ReactorCalls.fluxHolding(holds::take, (permit) -> invocation.proceedPublisher(),
+					(permit, failure) -> release(holds, permit), (permit) -> release(holds, permit));
+		}
+
+		private static CompletableFuture<@Nullable Object> release(Holds holds, int permit) {
+			holds.released.add(permit);
+			return CompletableFuture.completedFuture(null);
 		}
 
 	}

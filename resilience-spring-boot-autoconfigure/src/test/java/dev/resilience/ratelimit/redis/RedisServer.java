@@ -341,13 +341,16 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	static RedisScriptRunner warm(RedisScriptRunner runner) {
-		try {
-			runner.ping(System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
-			return runner;
+		if (!runner.connect(Duration.ofSeconds(30))) {
+			try {
+				runner.ping(System.nanoTime());
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Redis did not answer", ex);
+			}
+			throw new IllegalStateException("Redis did not answer");
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Redis did not answer", ex);
-		}
+		return runner;
 	}
 
 	@Override

@@ -166,8 +166,9 @@ class RedisStoreFailureTests {
 		});
 		assertThat(runner).hasToString("RedisScriptRunner[not connected]");
 		RateLimiter limiter = limiter(runner, StoreFailurePolicy.FAIL_CLOSED, Duration.ofSeconds(5));
+		// a decision never waits for a connection being opened: it fails at once, and starts an attempt
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
-		runner.connectInBackground();
+		assertThat(runner.connect(Duration.ofSeconds(10))).isTrue();
 		List<Thread> callers = new ArrayList<>();
 		AtomicInteger admitted = new AtomicInteger();
 		for (int i = 0; i < 8; i++) {
@@ -186,6 +187,7 @@ class RedisStoreFailureTests {
 		assertThat(attempts).hasValue(2);
 		assertThat(runner).hasToString("RedisScriptRunner[connected]");
 		runner.connectInBackground();
+		assertThat(runner.connect(Duration.ofSeconds(1))).isTrue();
 		assertThat(attempts).hasValue(2);
 		assertThat(limiter.checkStoreStatus()).isEqualTo(new StoreStatus(true, 1, null));
 	}

@@ -1,14 +1,17 @@
-package dev.resilience.retry;
+package dev.resilience;
 
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.resilience.Durations;
+import dev.resilience.retry.Backoff;
 
 /**
  * The delays between attempts, without jitter: a {@link Backoff} applied to a first delay, with a
- * multiplier (used by {@link Backoff#EXPONENTIAL}) and a cap on any one delay. Retries and polling
- * both take their delays from this value.
+ * multiplier (used by {@link Backoff#EXPONENTIAL}) and a cap on any one delay. The one backoff
+ * value of the starter: retries ({@code RetryPolicy#backoff()}) and polling
+ * ({@code PollSettings#backoffPolicy()}) both take their delays from it, so it lives in the package
+ * both use, beside the {@link Ticker}; the {@link Backoff} enum keeps its name in
+ * {@code dev.resilience.retry}, where annotations and properties name it.
  *
  * @param backoff how the delay grows
  * @param delay the first delay, zero or more
@@ -48,9 +51,18 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 		if (n < 1) {
 			throw new IllegalArgumentException("The first delay is number 1, but " + n + " was asked for");
 		}
-		double nanos = Durations.saturatedNanos(this.delay) * this.backoff.factor(n, this.multiplier);
+		double nanos = Durations.saturatedNanos(this.delay) * factor(n);
 		long maxNanos = Durations.saturatedNanos(this.maxDelay);
 		return (nanos >= maxNanos) ? this.maxDelay : Duration.ofNanos((long) nanos);
+	}
+
+	/** The factor by which the first delay is multiplied for the {@code n}-th delay, {@code n >= 1}. */
+	private double factor(int n) {
+		return switch (this.backoff) {
+			case FIXED -> 1;
+			case LINEAR -> n;
+			case EXPONENTIAL -> Math.pow(this.multiplier, n - 1);
+		};
 	}
 
 }

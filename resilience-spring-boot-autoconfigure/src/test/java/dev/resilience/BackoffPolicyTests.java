@@ -1,9 +1,11 @@
-package dev.resilience.retry;
+package dev.resilience;
 
 import java.time.Duration;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
+
+import dev.resilience.retry.Backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

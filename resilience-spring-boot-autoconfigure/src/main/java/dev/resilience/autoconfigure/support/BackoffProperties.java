@@ -1,0 +1,121 @@
+package dev.resilience.autoconfigure.support;
+
+import java.time.Duration;
+
+import dev.resilience.BackoffPolicy;
+import dev.resilience.retry.Backoff;
+
+/**
+ * The backoff settings of a retry policy ({@code resilience.retries.<name>}) and of poll
+ * settings ({@code resilience.polls.<name>}), written once: {@code delay}, {@code backoff},
+ * {@code multiplier} and {@code max-delay}, mapped to the one {@link BackoffPolicy} value both
+ * use. A capability's properties extend it, so the names stay flat under each entry; only the
+ * defaults differ, given by the subclass.
+ */
+public abstract class BackoffProperties {
+
+	/**
+	 * First delay between attempts, from which the later delays grow.
+	 */
+	private Duration delay;
+
+	/**
+	 * How the delay grows: fixed, linear or exponential.
+	 */
+	private Backoff backoff;
+
+	/**
+	 * Growth factor of exponential backoff.
+	 */
+	private double multiplier;
+
+	/**
+	 * Cap on one delay between attempts.
+	 */
+	private Duration maxDelay;
+
+	/**
+	 * Creates the settings with a capability's defaults.
+	 * @param defaults the values when none are set
+	 */
+	protected BackoffProperties(BackoffPolicy defaults) {
+		this.delay = defaults.delay();
+		this.backoff = defaults.backoff();
+		this.multiplier = defaults.multiplier();
+		this.maxDelay = defaults.maxDelay();
+	}
+
+	/**
+	 * Returns {@code delay}.
+	 * @return the value
+	 */
+	public Duration getDelay() {
+		return this.delay;
+	}
+
+	/**
+	 * Sets {@code delay}.
+	 * @param delay the value
+	 */
+	public void setDelay(Duration delay) {
+		this.delay = delay;
+	}
+
+	/**
+	 * Returns {@code backoff}.
+	 * @return the value
+	 */
+	public Backoff getBackoff() {
+		return this.backoff;
+	}
+
+	/**
+	 * Sets {@code backoff}.
+	 * @param backoff the value
+	 */
+	public void setBackoff(Backoff backoff) {
+		this.backoff = backoff;
+	}
+
+	/**
+	 * Returns {@code multiplier}.
+	 * @return the value
+	 */
+	public double getMultiplier() {
+		return this.multiplier;
+	}
+
+	/**
+	 * Sets {@code multiplier}.
+	 * @param multiplier the value
+	 */
+	public void setMultiplier(double multiplier) {
+		this.multiplier = multiplier;
+	}
+
+	/**
+	 * Returns {@code max-delay}.
+	 * @return the value
+	 */
+	public Duration getMaxDelay() {
+		return this.maxDelay;
+	}
+
+	/**
+	 * Sets {@code max-delay}.
+	 * @param maxDelay the value
+	 */
+	public void setMaxDelay(Duration maxDelay) {
+		this.maxDelay = maxDelay;
+	}
+
+	/**
+	 * Checks the four settings together and makes the backoff.
+	 * @return the backoff
+	 * @throws IllegalArgumentException naming the setting that is out of range, in camel case
+	 */
+	protected BackoffPolicy toBackoffPolicy() {
+		return new BackoffPolicy(this.backoff, this.delay, this.multiplier, this.maxDelay);
+	}
+
+}

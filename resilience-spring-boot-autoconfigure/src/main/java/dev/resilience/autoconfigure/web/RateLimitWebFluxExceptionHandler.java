@@ -1,0 +1,37 @@
+package dev.resilience.autoconfigure.web;
+
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.server.ServerWebExchange;
+
+import dev.resilience.ratelimit.RateLimitExceededException;
+
+/**
+ * Turns a {@link RateLimitExceededException} that a WebFlux handler throws or signals into the
+ * same {@code 429 Too Many Requests} as {@link RateLimitExceptionHandler} does in Spring MVC: a
+ * {@link ProblemDetail} body and the {@code Retry-After}, {@code RateLimit-Policy} and
+ * {@code RateLimit} header fields, the rejecting decision's items replacing those of the same
+ * policies that the exchange's admitted calls recorded. Ordered last, so an application's own
+ * {@code @ExceptionHandler} for the exception wins.
+ */
+@RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class RateLimitWebFluxExceptionHandler {
+
+	/**
+	 * Answers a rejected call.
+	 * @param exception the rejection
+	 * @param exchange the exchange that made the call
+	 * @return the 429 response
+	 */
+	@ExceptionHandler(RateLimitExceededException.class)
+	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception,
+			ServerWebExchange exchange) {
+		return RateLimitExceptionHandler.tooManyRequests(exception, RateLimitExchangeDecisions.of(exchange).items());
+	}
+
+}

@@ -1,0 +1,328 @@
+package dev.resilience.pool;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.context.ContextSnapshot;
+import org.jspecify.annotations.Nullable;
+
+import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
+import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
+
+/**
+ * One asynchronous checkout of a {@link DeadlinePool}, from its place in the queue to the end of
+ * its lease. Everything that can end it (a connection handed out, the deadline, the caller
+ * cancelling, the holder ending the lease) moves its state by one compare-and-set, and only the
+ * winner touches the connection, so it goes back, or is invalidated, exactly once:
+ * <pre>
+ * WAITING --pool hands out--&gt; GRANTED --delivered on the scheduler--&gt; HELD --holder--&gt; ENDED
+ *    |                           |                                        |
+ *    +-- deadline: TIMED_OUT     +-- deadline or cancel: ENDED            +-- deadline: EXPIRED
+ *    +-- cancel, failure: ENDED      (given back unused)                      (invalidated)
+ * </pre>
+ * The holder keeps a hold on the {@link Handle} from delivery until it lets go, so a connection
+ * invalidated at the deadline is closed only once the holder's work lets go of it, as for
+ * blocking calls.
+ *
+ * @param <T> the connection type
+ */
+final class DeadlineLease<T> implements ConnectionLease<T> {
+
+	private static final int WAITING = 0;
+
+	private static final int GRANTED = 1;
+
+	private static final int HELD = 2;
+
+	private static final int ENDED = 3;
+
+	private static final int TIMED_OUT = 4;
+
+	private static final int EXPIRED = 5;
+
+	private final DeadlinePool<T> pool;
+
+	private final Duration timeout;
+
+	private final long start;
+
+	private final ContextSnapshot context;
+
+	/** The future the caller gets: the lease once it is {@code HELD}. */
+	final CompletableFuture<ConnectionLease<T>> checkout = new CompletableFuture<>();
+
+	private final CompletableFuture<Void> expiry = new CompletableFuture<>();
+
+	private final AtomicInteger state = new AtomicInteger(WAITING);
+
+	/** Whether the holder let go of the handle after the deadline had invalidated it. */
+	private final AtomicBoolean letGo = new AtomicBoolean();
+
+	private volatile @Nullable Handle<T> handle;
+
+	private volatile long granted;
+
+	private volatile @Nullable ScheduledFuture<?> timer;
+
+	DeadlineLease(DeadlinePool<T> pool, Duration timeout, long start, ContextSnapshot context) {
+		this.pool = pool;
+		this.timeout = timeout;
+		this.start = start;
+		this.context = context;
+		this.checkout.whenComplete((lease, ex) -> {
+			if (this.checkout.isCancelled()) {
+				cancel();
+			}
+		});
+	}
+
+	/** Arms the deadline: one timer for the checkout and the lease. */
+	void schedule() {
+		long left = this.timeout.toNanos() - (this.pool.read() - this.start);
+		this.timer = this.pool.scheduler().schedule(this::deadline, Math.max(left, 0), TimeUnit.NANOSECONDS);
+		if (isOver()) {
+			cancelTimer();
+		}
+	}
+
+	boolean isWaiting() {
+		return this.state.get() == WAITING;
+	}
+
+	@Override
+	public T connection() {
+		Handle<T> held = this.handle;
+		if (held == null) {
+			throw new IllegalStateException("No connection was handed out yet");
+		}
+		return held.connection();
+	}
+
+	@Override
+	public Duration remaining() {
+		long left = this.timeout.toNanos() - (this.pool.read() - this.start);
+		return Duration.ofNanos(Math.max(left, 0));
+	}
+
+	@Override
+	public <R> R callWithCurrent(Callable<R> code) throws Exception {
+		Handle<T> held = this.handle;
+		if (held == null) {
+			throw new IllegalStateException("No connection was handed out yet");
+		}
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+			return this.pool.callWithCurrent(held, code);
+		}
+	}
+
+	@Override
+	public CompletableFuture<Void> expiry() {
+		CompletableFuture<Void> copy = new CompletableFuture<>();
+		this.expiry.whenComplete((none, ex) -> {
+			if (ex != null) {
+				copy.completeExceptionally(unwrap(ex));
+			}
+		});
+		return copy;
+	}
+
+	/** The deadline's own future, for {@link DeadlinePool#withConnectionAsync}. */
+	CompletableFuture<Void> expiryInternal() {
+		return this.expiry;
+	}
+
+	@Override
+	public boolean release(@Nullable Throwable failure) {
+		return end(false, (failure != null) ? OperationOutcome.ERROR : OperationOutcome.SUCCESS);
+	}
+
+	@Override
+	public boolean invalidate() {
+		return end(true, null);
+	}
+
+	/**
+	 * Ends a held lease: the holder lets go of the handle, then the connection goes back or is
+	 * invalidated. After the deadline, only lets go.
+	 */
+	private boolean end(boolean invalidate, @Nullable OperationOutcome outcome) {
+		Handle<T> held = this.handle;
+		if (held == null) {
+			return false;
+		}
+		if (this.state.compareAndSet(HELD, ENDED)) {
+			cancelTimer();
+			held.release();
+			if (outcome != null) {
+				this.pool.operation(outcome, this.granted);
+			}
+			if (invalidate) {
+				this.pool.invalidateLater(held);
+			}
+			else {
+				this.pool.giveBack(held);
+			}
+			return true;
+		}
+		if (this.state.get() == EXPIRED && this.letGo.compareAndSet(false, true)) {
+			this.pool.letGo(held);
+		}
+		return false;
+	}
+
+	/**
+	 * Offers a connection to this waiting checkout, on the pool's borrowing thread.
+	 * @return whether this checkout took it; if not, the pool offers it to the next
+	 */
+	boolean grant(Handle<T> offered) {
+		long waited = this.pool.read() - this.start;
+		if (waited >= this.timeout.toNanos()) {
+			// The deadline is here: no time is left for the work, as for a blocking checkout.
+			timeOut(waited);
+			return false;
+		}
+		this.handle = offered;
+		this.granted = this.start + waited;
+		if (!this.state.compareAndSet(WAITING, GRANTED)) {
+			return false;
+		}
+		this.pool.dequeued(this, false);
+		this.pool.checkout(CheckoutOutcome.ACQUIRED, waited);
+		this.pool.onScheduler(this::deliver);
+		return true;
+	}
+
+	/** Hands the lease to the caller, on the scheduler. */
+	private void deliver() {
+		Handle<T> held = this.handle;
+		if (held == null) {
+			return;
+		}
+		// Hold the connection before claiming it, so an invalidation right after the claim cannot
+		// close it under the holder.
+		held.retain();
+		if (!this.state.compareAndSet(GRANTED, HELD)) {
+			held.release();
+			return;
+		}
+		if (!this.checkout.complete(this)) {
+			// Cancelled by the caller in the meantime: the connection was never used.
+			end(false, null);
+		}
+	}
+
+	/** Fails a waiting checkout, such as with the factory's exception or because the pool closed. */
+	boolean fail(Throwable failure) {
+		if (!this.state.compareAndSet(WAITING, ENDED)) {
+			return false;
+		}
+		cancelTimer();
+		this.pool.dequeued(this, true);
+		this.pool.onScheduler(() -> this.checkout.completeExceptionally(failure));
+		return true;
+	}
+
+	/** The caller cancelled the future of the checkout. */
+	private void cancel() {
+		if (this.state.compareAndSet(WAITING, ENDED)) {
+			cancelTimer();
+			this.pool.dequeued(this, true);
+		}
+		else if (this.state.compareAndSet(GRANTED, ENDED)) {
+			cancelTimer();
+			this.pool.giveBack(nonNull(this.handle));
+		}
+		// HELD: delivery found the future cancelled and gives the connection back itself.
+	}
+
+	/** The deadline, on the scheduler. */
+	private void deadline() {
+		long elapsed = this.pool.read() - this.start;
+		if (elapsed < this.timeout.toNanos()) {
+			// Early by the pool's clock: wait for the rest.
+			if (!isOver()) {
+				schedule();
+			}
+			return;
+		}
+		while (true) {
+			int current = this.state.get();
+			if (current == WAITING) {
+				if (timeOut(elapsed)) {
+					return;
+				}
+			}
+			else if (current == GRANTED) {
+				if (this.state.compareAndSet(GRANTED, ENDED)) {
+					// Handed out but not yet delivered: goes back unused.
+					this.pool.giveBack(nonNull(this.handle));
+					this.pool.operation(OperationOutcome.TIMEOUT, this.granted);
+					this.checkout.completeExceptionally(operationTimeout(elapsed));
+					return;
+				}
+			}
+			else if (current == HELD) {
+				// Counted before the holder can see the lease expired, so the count never dips
+				// below zero.
+				this.pool.abandoned(1);
+				if (this.state.compareAndSet(HELD, EXPIRED)) {
+					this.pool.invalidateLater(nonNull(this.handle));
+					this.pool.operation(OperationOutcome.TIMEOUT, this.granted);
+					this.expiry.completeExceptionally(operationTimeout(elapsed));
+					return;
+				}
+				this.pool.abandoned(-1);
+			}
+			else {
+				return;
+			}
+		}
+	}
+
+	private boolean timeOut(long waited) {
+		if (!this.state.compareAndSet(WAITING, TIMED_OUT)) {
+			return false;
+		}
+		cancelTimer();
+		this.pool.dequeued(this, true);
+		this.pool.checkout(CheckoutOutcome.TIMEOUT, waited);
+		CheckoutTimeoutException timeout = new CheckoutTimeoutException(this.pool.getName(), this.timeout,
+				Duration.ofNanos(waited));
+		this.pool.onScheduler(() -> this.checkout.completeExceptionally(timeout));
+		return true;
+	}
+
+	private OperationTimeoutException operationTimeout(long elapsed) {
+		return new OperationTimeoutException(this.pool.getName(), this.timeout, Duration.ofNanos(elapsed));
+	}
+
+	private boolean isOver() {
+		int current = this.state.get();
+		return current == ENDED || current == TIMED_OUT || current == EXPIRED;
+	}
+
+	private void cancelTimer() {
+		ScheduledFuture<?> scheduled = this.timer;
+		if (scheduled != null) {
+			scheduled.cancel(false);
+		}
+	}
+
+	private static <T> Handle<T> nonNull(@Nullable Handle<T> handle) {
+		if (handle == null) {
+			throw new IllegalStateException("No connection was handed out");
+		}
+		return handle;
+	}
+
+	static Throwable unwrap(Throwable ex) {
+		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
+	}
+
+}

@@ -1,0 +1,428 @@
+package dev.resilience.autoconfigure;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.poll.PollExhaustedException;
+import dev.resilience.poll.PollUntil;
+import dev.resilience.pool.CheckoutTimeoutException;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.OperationTimeoutException;
+import dev.resilience.pool.WithConnection;
+import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.retry.RetriesExhaustedException;
+import dev.resilience.retry.Retryable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The four annotations on {@code CompletableFuture}, {@code Mono} and {@code Flux} methods of real
+ * proxied beans, in real time with short delays (the exact arithmetic is tested in each core
+ * package): when the method runs, how the outcome arrives, what is held until when, and that no
+ * thread is blocked (reactive calls run on Reactor's parallel threads with BlockHound installed).
+ */
+class AsyncAnnotationsTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class, PollAutoConfiguration.class,
+				ConnectionPoolAutoConfiguration.class))
+		.withBean(AsyncService.class)
+		.withPropertyValues("resilience.rate-limiters.three.token-bucket.capacity=3",
+				"resilience.rate-limiters.three.token-bucket.refill-tokens=3",
+				"resilience.rate-limiters.three.token-bucket.refill-period=1h",
+				"resilience.rate-limiters.single.max-concurrent=1",
+				"resilience.rate-limiters.paced.token-bucket.capacity=1",
+				"resilience.rate-limiters.paced.token-bucket.refill-tokens=1",
+				"resilience.rate-limiters.paced.token-bucket.refill-period=150ms",
+				"resilience.rate-limiters.paced.max-wait=2s", "resilience.rate-limiters.crowd.max-concurrent=2",
+				"resilience.rate-limiters.crowd.max-wait=50ms", "resilience.retries.partner.max-retries=2",
+				"resilience.retries.partner.delay=10ms", "resilience.retries.partner.jitter=none",
+				"resilience.retries.partner.retry-on=java.io.IOException", "resilience.retries.slow.max-retries=1",
+				"resilience.retries.slow.delay=300ms", "resilience.retries.slow.jitter=none",
+				"resilience.polls.status.delay=5ms", "resilience.polls.status.max-attempts=5",
+				"resilience.pools.narrow.max-size=1", "resilience.pools.pair.max-size=2");
+
+	@BeforeAll
+	static void installBlockHound() {
+		BlockHound.install();
+	}
+
+	@Test
+	void retryInvokesAStageMethodAgainAfterItsStageFails() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.flakyStage(2).get(5, TimeUnit.SECONDS)).isEqualTo("ok after 3");
+			assertThat(service.calls().get()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void retryReturnsBeforeTheFirstDelay() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			long start = System.nanoTime();
+			CompletableFuture<String> returned = service.slowStage();
+			long took = System.nanoTime() - start;
+			assertThat(Duration.ofNanos(took)).isLessThan(Duration.ofMillis(300));
+			assertThat(returned).isNotDone();
+			assertThat(service.calls().get()).isEqualTo(1);
+			assertThat(returned.get(5, TimeUnit.SECONDS)).isEqualTo("ok after 2");
+		});
+	}
+
+	@Test
+	void exhaustedRetriesFailTheStageWithTheLastFailureAndItsHistory() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> service.flakyStage(10).get(5, TimeUnit.SECONDS))
+				.havingCause()
+				.isInstanceOf(IOException.class)
+				.withMessage("down 3")
+				.satisfies((failure) -> assertThat(RetriesExhaustedException.of(failure).getMessage())
+					.startsWith("Tried 3 times over "));
+		});
+	}
+
+	@Test
+	void retrySubscribesToAMonoAgainWithoutBlocking() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			Mono<String> call = service.flakyMono(2);
+			assertThat(service.calls().get()).isZero();
+			StepVerifier.create(call.subscribeOn(Schedulers.parallel())).expectNext("ok after 3").verifyComplete();
+			assertThat(service.calls().get()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void retrySubscribesToAFluxAgain() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			StepVerifier.create(service.flakyFlux(1).subscribeOn(Schedulers.parallel()))
+				.expectNext("a", "b")
+				.verifyComplete();
+			assertThat(service.calls().get()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void monoAssembledFiveTimesOnALimitOfThreeAdmitsThreeSubscriptions() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			List<Mono<String>> assembled = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				assembled.add(service.limitedMono(i));
+			}
+			int admitted = 0;
+			int rejected = 0;
+			for (Mono<String> mono : assembled) {
+				try {
+					mono.subscribeOn(Schedulers.parallel()).block(Duration.ofSeconds(5));
+					admitted++;
+				}
+				catch (RateLimitExceededException ex) {
+					rejected++;
+				}
+			}
+			assertThat(admitted).isEqualTo(3);
+			assertThat(rejected).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void concurrencyPermitIsHeldUntilTheStageCompletes() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<String> gate = new CompletableFuture<>();
+			CompletableFuture<String> first = service.singleStage(gate);
+			assertThat(first).isNotDone();
+			CompletableFuture<String> second = service.singleStage(CompletableFuture.completedFuture("x"));
+			assertThat(second).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.withCauseInstanceOf(RateLimitExceededException.class);
+			gate.complete("first");
+			assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("first");
+			assertThat(service.singleStage(CompletableFuture.completedFuture("third")).get(5, TimeUnit.SECONDS))
+				.isEqualTo("third");
+		});
+	}
+
+	@Test
+	void waitForASlotIsScheduledNotSlept() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.pacedStage().get(5, TimeUnit.SECONDS)).isEqualTo("paced");
+			long start = System.nanoTime();
+			CompletableFuture<String> waiting = service.pacedStage();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(100));
+			assertThat(waiting).isNotDone();
+			assertThat(waiting.get(5, TimeUnit.SECONDS)).isEqualTo("paced");
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+		});
+	}
+
+	@Test
+	void pendingStagePastTheDeadlineFailsAndNothingStaysBorrowed() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<String> hanging = new CompletableFuture<>();
+			CompletableFuture<String> returned = service.narrowStage(hanging);
+			assertThat(returned).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.withCauseInstanceOf(OperationTimeoutException.class);
+			assertThat(hanging).isCancelled();
+			ConnectionPool<?> pool = context.getBean("narrow", ConnectionPool.class);
+			assertThat(pool.getStats().active()).isZero();
+			assertThat(service.narrowStage(CompletableFuture.completedFuture("next")).get(5, TimeUnit.SECONDS))
+				.isEqualTo("next");
+		});
+	}
+
+	@Test
+	void pooledFluxHoldsItsConnectionUntilItCompletes() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			ConnectionPool<?> pool = context.getBean("narrow", ConnectionPool.class);
+			StepVerifier.create(service.narrowFlux())
+				.expectNext(1)
+				.then(() -> assertThat(pool.getStats().active()).isOne())
+				.expectNext(2)
+				.verifyComplete();
+			assertThat(pool.getStats().active()).isZero();
+		});
+	}
+
+	@Test
+	void pollInvokesAStageMethodUntilTheConditionHolds() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.countStage(3).get(5, TimeUnit.SECONDS)).isEqualTo(3);
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> service.countStage(100).get(5, TimeUnit.SECONDS))
+				.havingCause()
+				.isInstanceOf(PollExhaustedException.class)
+				.withMessageStartingWith("Tried 5 times over ");
+		});
+	}
+
+	@Test
+	void pollSubscribesToAMonoAgain() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			StepVerifier.create(service.countMono(2).subscribeOn(Schedulers.parallel()))
+				.expectNext(2)
+				.verifyComplete();
+		});
+	}
+
+	@Test
+	void pollUntilOnAFluxStopsStartup() {
+		this.contextRunner.withBean(PolledFlux.class)
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.anySatisfy((message) -> assertThat(message).contains("PolledFlux.values()").contains("Flux")));
+	}
+
+	@Test
+	void retryIfResultOnAFluxStopsStartup() {
+		this.contextRunner.withBean(RetriedFlux.class)
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.anySatisfy((message) -> assertThat(message).contains("RetriedFlux.values()")
+					.contains("retryIfResult")
+					.contains("Flux")));
+	}
+
+	@Test
+	void disposedSubscriptionsGiveBackEverythingUnderSixteenThreads() throws Exception {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			ConnectionPool<?> pool = context.getBean("pair", ConnectionPool.class);
+			int threads = 16;
+			int callsPerThread = 25;
+			ExecutorService executor = Executors.newFixedThreadPool(threads);
+			CountDownLatch done = new CountDownLatch(threads);
+			AtomicInteger admittedOrRejected = new AtomicInteger();
+			for (int t = 0; t < threads; t++) {
+				executor.execute(() -> {
+					try {
+						for (int i = 0; i < callsPerThread; i++) {
+							CountDownLatch finished = new CountDownLatch(1);
+							Disposable subscription = service.crowdMono()
+								.doFinally((signal) -> finished.countDown())
+								.subscribe((value) -> admittedOrRejected.incrementAndGet(), (failure) -> {
+									if (failure instanceof RateLimitExceededException
+											|| failure instanceof CheckoutTimeoutException) {
+										admittedOrRejected.incrementAndGet();
+									}
+								});
+							if (ThreadLocalRandom.current().nextBoolean()) {
+								subscription.dispose();
+							}
+							assertThat(finished.await(5, TimeUnit.SECONDS)).as("the call ended").isTrue();
+						}
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					finally {
+						done.countDown();
+					}
+				});
+			}
+			assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+			executor.shutdown();
+			// Every permit and connection is back: both permits of "crowd" and both connections of
+			// "pair" can be taken at once again.
+			assertThat(pool.getStats().active()).isZero();
+			CompletableFuture<String> gateA = new CompletableFuture<>();
+			CompletableFuture<String> gateB = new CompletableFuture<>();
+			CompletableFuture<String> a = service.crowdStage(gateA);
+			CompletableFuture<String> b = service.crowdStage(gateB);
+			assertThat(a).isNotDone();
+			assertThat(b).isNotDone();
+			gateA.complete("a");
+			gateB.complete("b");
+			assertThat(a.get(5, TimeUnit.SECONDS)).isEqualTo("a");
+			assertThat(b.get(5, TimeUnit.SECONDS)).isEqualTo("b");
+			assertThat(admittedOrRejected.get()).isLessThanOrEqualTo(threads * callsPerThread);
+		});
+	}
+
+	static class AsyncService {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		private final AtomicInteger counter = new AtomicInteger();
+
+		AtomicInteger calls() {
+			return this.calls;
+		}
+
+		@Retryable(name = "partner")
+		public CompletableFuture<String> flakyStage(int failures) {
+			int call = this.calls.incrementAndGet();
+			return (call <= failures) ? CompletableFuture.failedFuture(new IOException("down " + call))
+					: CompletableFuture.completedFuture("ok after " + call);
+		}
+
+		@Retryable(name = "slow")
+		public CompletableFuture<String> slowStage() {
+			int call = this.calls.incrementAndGet();
+			return (call == 1) ? CompletableFuture.failedFuture(new IOException("down"))
+					: CompletableFuture.completedFuture("ok after " + call);
+		}
+
+		@Retryable(name = "partner")
+		public Mono<String> flakyMono(int failures) {
+			return Mono.defer(() -> {
+				int call = this.calls.incrementAndGet();
+				return (call <= failures) ? Mono.error(new IOException("down " + call)) : Mono.just("ok after " + call);
+			});
+		}
+
+		@Retryable(name = "partner")
+		public Flux<String> flakyFlux(int failures) {
+			return Flux.defer(() -> {
+				int call = this.calls.incrementAndGet();
+				return (call <= failures) ? Flux.error(new IOException("down " + call)) : Flux.just("a", "b");
+			});
+		}
+
+		@RateLimited(name = "three")
+		public Mono<String> limitedMono(int i) {
+			return Mono.just("call " + i);
+		}
+
+		@RateLimited(name = "single")
+		public CompletableFuture<String> singleStage(CompletableFuture<String> result) {
+			return result;
+		}
+
+		@RateLimited(name = "paced")
+		public CompletableFuture<String> pacedStage() {
+			return CompletableFuture.completedFuture("paced");
+		}
+
+		@WithConnection(pool = "narrow", timeout = "200ms")
+		public CompletableFuture<String> narrowStage(CompletableFuture<String> result) {
+			return result;
+		}
+
+		@WithConnection(pool = "narrow", timeout = "5s")
+		public Flux<Integer> narrowFlux() {
+			return Flux.just(1, 2).delayElements(Duration.ofMillis(20));
+		}
+
+		@PollUntil(name = "status", until = "#result >= #target")
+		public CompletableFuture<Integer> countStage(int target) {
+			return CompletableFuture.completedFuture(this.counter.incrementAndGet());
+		}
+
+		@PollUntil(name = "status", until = "#result >= #target")
+		public Mono<Integer> countMono(int target) {
+			return Mono.fromSupplier(() -> Math.min(target, this.counter.incrementAndGet()));
+		}
+
+		@RateLimited(name = "crowd")
+		@WithConnection(pool = "pair", timeout = "50ms")
+		public Mono<String> crowdMono() {
+			return Mono.just("ok").delayElement(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5)));
+		}
+
+		@RateLimited(name = "crowd")
+		@WithConnection(pool = "pair", timeout = "5s")
+		public CompletableFuture<String> crowdStage(CompletableFuture<String> result) {
+			return result;
+		}
+
+	}
+
+	static class PolledFlux {
+
+		@PollUntil
+		public Flux<String> values() {
+			return Flux.just("x");
+		}
+
+	}
+
+	static class RetriedFlux {
+
+		@Retryable(retryIfResult = "#result == null")
+		public Flux<String> values() {
+			return Flux.just("x");
+		}
+
+	}
+
+}
