@@ -275,6 +275,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (lease.release(ex)) {
 				result.completeExceptionally(ex);
 			}
+			else {
+				// The deadline passed while the callback ran: the caller hears of the timeout.
+				lease.expiryInternal().whenComplete((none, timeout) -> {
+					if (timeout != null) {
+						result.completeExceptionally(timeout);
+					}
+				});
+			}
 			return;
 		}
 		CompletableFuture<R> future = toFuture(stage);
@@ -436,8 +444,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				Thread.currentThread().interrupt();
 				return false;
 			}
-			catch (Exception ex) {
+			catch (Exception | Error ex) {
 				// The factory could not make a connection: the first in the queue sees its exception.
+				// An Error too, or it would end the borrowing thread's drain with its signals left
+				// counted, and no later checkout would be served.
 				first.fail(this.pool.isClosed() ? closed() : ex);
 				continue;
 			}
@@ -630,7 +640,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		try {
 			return this.factory.validate(handle.connection());
 		}
-		catch (RuntimeException ex) {
+		catch (RuntimeException | Error ex) {
+			// Not known to be good: replaced, and the borrowed handle is not lost.
 			return false;
 		}
 	}

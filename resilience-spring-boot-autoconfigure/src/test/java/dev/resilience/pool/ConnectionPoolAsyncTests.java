@@ -126,6 +126,37 @@ class ConnectionPoolAsyncTests {
 	}
 
 	@Test
+	void aCallbackThatFailsAfterTheDeadlinePassedEndsInAnOperationTimeout() {
+		DeadlinePool<Integer> pool = pool(1);
+		CompletableFuture<String> result = pool.withConnectionAsync(TIMEOUT, (connection) -> {
+			// The callback is slow before it returns its stage: the deadline passes meanwhile.
+			this.ticker.advance(TIMEOUT);
+			this.scheduler.runDue();
+			throw new IllegalStateException("late");
+		});
+		this.scheduler.runDue();
+		assertThat(failure(result, OperationTimeoutException.class).getElapsed()).isEqualTo(TIMEOUT);
+		await().untilAsserted(() -> assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0)));
+	}
+
+	@Test
+	void anErrorOfTheFactoryFailsOneCheckoutAndTheNextAreStillServed() {
+		AtomicInteger creates = new AtomicInteger();
+		DeadlinePool<Integer> pool = pool(1, () -> {
+			if (creates.incrementAndGet() == 1) {
+				throw new AssertionError("broken factory");
+			}
+			return creates.get();
+		});
+		CompletableFuture<Integer> first = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
+		this.scheduler.runDue();
+		assertThat(failure(first, AssertionError.class)).hasMessage("broken factory");
+		CompletableFuture<Integer> second = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
+		this.scheduler.runDue();
+		assertThat(second).isCompletedWithValue(2);
+	}
+
+	@Test
 	void aStagePendingAtTheDeadlineFailsWithOperationTimeoutIsCancelledAndItsConnectionInvalidated() {
 		DeadlinePool<Integer> pool = pool(1);
 		CompletableFuture<String> work = new CompletableFuture<>();

@@ -11,8 +11,8 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One call of an annotated method whose outcome arrives later ({@link ReturnKind#isAsync()}), as
- * a capability's advice sees it: the arguments, the scheduler for every timed continuation, and
+ * One call of an annotated method whose outcome arrives later (any {@link ReturnKind} but
+ * {@link ReturnKind#BLOCKING}), as a capability's advice sees it: the arguments, the scheduler for every timed continuation, and
  * the rest of the call to run, as often as the capability needs (each retry or poll attempt
  * invokes the method again for a {@code CompletionStage}, or subscribes again for a {@code Mono}).
  * The caller's context (thread locals such as the MDC, the observation and the security
@@ -30,6 +30,13 @@ public final class AsyncInvocation {
 	private final ContextSnapshot context;
 
 	private final @Nullable Object reactorContext;
+
+	/**
+	 * For a {@code Mono} or {@code Flux}: the publisher the rest of the call returned for this
+	 * subscription, made on the first attempt and subscribed to again for each later one (the
+	 * advice inside decides again on each subscription, as its publishers are deferred).
+	 */
+	private @Nullable Object publisher;
 
 	AsyncInvocation(MethodInvocation invocation, ReturnKind kind, ScheduledExecutorService scheduler,
 			ContextSnapshot context, @Nullable Object reactorContext) {
@@ -57,14 +64,6 @@ public final class AsyncInvocation {
 	}
 
 	/**
-	 * Returns the method's return kind.
-	 * @return the kind, never {@link ReturnKind#BLOCKING}
-	 */
-	public ReturnKind getKind() {
-		return this.kind;
-	}
-
-	/**
 	 * Returns the scheduler that runs every timed continuation of the call.
 	 * @return the scheduler
 	 */
@@ -84,29 +83,41 @@ public final class AsyncInvocation {
 	}
 
 	/**
-	 * Runs the rest of the call once more (the advice inside, then the method) with the caller's
-	 * context, and returns its outcome: the returned stage, or the outcome of one subscription to
-	 * the returned {@code Mono}. Never throws: what the invocation throws fails the future.
-	 * Cancelling the future cancels the stage, or disposes the subscription.
+	 * Runs one attempt with the caller's context and returns its outcome: for a
+	 * {@code CompletionStage}, the rest of the call (the advice inside, then the method) runs once
+	 * more and its stage is the outcome; for a {@code Mono}, the publisher the method returned
+	 * (on the first attempt) is subscribed to once more. Never throws: what the invocation throws
+	 * fails the future. Cancelling the future cancels the stage, or disposes the subscription.
 	 * @return the outcome
 	 */
 	public CompletableFuture<@Nullable Object> proceed() {
 		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-			return toFuture(RepeatedInvocation.proceed(this.invocation));
+			return toFuture((this.kind == ReturnKind.COMPLETION_STAGE) ? RepeatedInvocation.proceed(this.invocation)
+					: publisher());
 		}
 		catch (Throwable ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
 	}
 
+	private @Nullable Object publisher() throws Throwable {
+		Object publisher = this.publisher;
+		if (publisher == null) {
+			publisher = RepeatedInvocation.proceed(this.invocation);
+			this.publisher = publisher;
+		}
+		return publisher;
+	}
+
 	/**
-	 * Runs the rest of the call once more and returns the {@code Flux} it gives, subscribed with
-	 * the subscriber's Reactor context. Only for {@link ReturnKind#FLUX}.
+	 * Returns the {@code Flux} the rest of the call gives for one attempt, subscribed with the
+	 * subscriber's Reactor context: made on the first attempt, the same publisher again for each
+	 * later one. Only for {@link ReturnKind#FLUX}.
 	 * @return the publisher, typed {@code Object} so that this class needs no Reactor
 	 */
 	public Object proceedPublisher() {
 		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-			return ReactorCalls.contextualFlux(RepeatedInvocation.proceed(this.invocation), this.reactorContext);
+			return ReactorCalls.contextualFlux(publisher(), this.reactorContext);
 		}
 		catch (Throwable ex) {
 			return ReactorCalls.errorFlux(ex);

@@ -66,10 +66,17 @@ public final class ReactorCalls {
 	public static <H> Object fluxHolding(Supplier<CompletableFuture<H>> acquire, Function<? super H, Object> use,
 			BiFunction<? super H, @Nullable Throwable, ? extends CompletionStage<?>> release,
 			Function<? super H, ? extends CompletionStage<?>> cancel) {
-		return Flux.usingWhen(Mono.fromFuture(acquire, false), (held) -> asFlux(use.apply(held)),
-				(held) -> Mono.fromCompletionStage(release.apply(held, null)),
-				(held, failure) -> Mono.fromCompletionStage(release.apply(held, failure)),
-				(held) -> Mono.fromCompletionStage(cancel.apply(held)));
+		// A cancellation racing the acquisition's completion makes Reactor discard the value it
+		// could no longer deliver: it is given back then. Giving back is not waited for, so the
+		// publisher's end reaches the subscriber at once, on the thread that ended it (never on a
+		// store client's thread, nor after a round trip to it).
+		@SuppressWarnings("unchecked")
+		Mono<H> taken = Mono.fromFuture(acquire, false)
+			.doOnDiscard(Object.class, (discarded) -> cancel.apply((H) discarded));
+		return Flux.usingWhen(taken, (held) -> asFlux(use.apply(held)),
+				(held) -> Mono.fromRunnable(() -> release.apply(held, null)),
+				(held, failure) -> Mono.fromRunnable(() -> release.apply(held, failure)),
+				(held) -> Mono.fromRunnable(() -> cancel.apply(held)));
 	}
 
 	/**

@@ -53,14 +53,6 @@ public enum ReturnKind {
 	}
 
 	/**
-	 * Returns whether the outcome arrives later, through the returned value.
-	 * @return {@code true} for every kind but {@link #BLOCKING}
-	 */
-	public boolean isAsync() {
-		return this != BLOCKING;
-	}
-
-	/**
 	 * Reads how a method delivers its outcome.
 	 * @param method the annotated method
 	 * @param annotationType the annotation, for the message

@@ -227,7 +227,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				}
 			}
 			String news = (failure != null) ? failure(failure) : answered();
-			if (!decided.complete(outcome.apply(reply)) && commit && reply != null && reply.status() == 1) {
+			T decision;
+			try {
+				decision = outcome.apply(reply);
+			}
+			catch (RuntimeException | Error unexpected) {
+				// Never leave the caller waiting: it hears of the fault, and nothing is kept.
+				decided.completeExceptionally(unexpected);
+				if (commit && reply != null && reply.status() == 1) {
+					run(key, this.arguments.giveBack(reply, cost), "give-back");
+				}
+				log(news);
+				return;
+			}
+			if (!decided.complete(decision) && commit && reply != null && reply.status() == 1) {
 				// the caller gave up meanwhile: as if it had never asked
 				run(key, this.arguments.giveBack(reply, cost), "give-back");
 			}

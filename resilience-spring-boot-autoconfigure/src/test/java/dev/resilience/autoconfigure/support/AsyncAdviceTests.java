@@ -305,8 +305,6 @@ class AsyncAdviceTests {
 			.isEqualTo(ReturnKind.MONO);
 		assertThat(ReturnKind.of(ReactiveService.class.getMethod("flux"), Held.class)).isEqualTo(ReturnKind.FLUX);
 		assertThat(ReturnKind.of(Object.class.getMethod("toString"), Held.class)).isEqualTo(ReturnKind.BLOCKING);
-		assertThat(ReturnKind.BLOCKING.isAsync()).isFalse();
-		assertThat(ReturnKind.MONO.isAsync()).isTrue();
 		assertThatExceptionOfType(IllegalStateException.class)
 			.isThrownBy(() -> ReturnKind.of(FutureService.class.getMethod("call"), Held.class));
 	}
