@@ -14,6 +14,7 @@ import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualScheduler;
 import dev.resilience.ManualTicker;
 import dev.resilience.retry.Backoff;
 
@@ -183,7 +184,7 @@ class PollOnceAndAsyncTests {
 		assertThat(calls).hasValue(1);
 
 		assertThat(cancelled.cancel(false)).isTrue();
-		assertThat(this.scheduler.pending()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
+		assertThat(this.scheduler.queued()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
 		this.scheduler.runAll();
 		assertThat(calls).hasValue(1);
 		assertThat(future).isCompletedExceptionally();
@@ -201,7 +202,7 @@ class PollOnceAndAsyncTests {
 
 		this.scheduler.runNext();
 
-		assertThat(this.scheduler.pending()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
+		assertThat(this.scheduler.queued()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
 		this.scheduler.runAll();
 		assertThat(calls).hasValue(1);
 	}
@@ -218,7 +219,7 @@ class PollOnceAndAsyncTests {
 
 		assertThat(future.cancel(false)).isTrue();
 
-		assertThat(this.scheduler.pending()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
+		assertThat(this.scheduler.queued()).singleElement().satisfies((task) -> assertThat(task.isCancelled()).isTrue());
 	}
 
 	@Test

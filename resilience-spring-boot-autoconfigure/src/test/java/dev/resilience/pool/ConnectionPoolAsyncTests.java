@@ -16,6 +16,7 @@ import io.micrometer.context.ContextSnapshotFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualScheduler;
 import dev.resilience.ManualTicker;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
@@ -329,7 +330,7 @@ class ConnectionPoolAsyncTests {
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
 				ConnectionPoolSettings.builder().maxSize(1).build(), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().contextRegistry(registry).build(), WorkerThreads.create("p", 1),
-				this.scheduler, new DirectExecutor()));
+				this.scheduler, ManualScheduler.direct()));
 		requestId.set("r-42");
 		CompletableFuture<String> result;
 		try {
@@ -465,7 +466,7 @@ class ConnectionPoolAsyncTests {
 					}
 
 				}), ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
-				new DirectExecutor()));
+				ManualScheduler.direct()));
 		CompletableFuture<Integer> ok = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
 		this.scheduler.runDue();
 		assertThat(ok).isCompletedWithValue(1);
@@ -516,7 +517,7 @@ class ConnectionPoolAsyncTests {
 		};
 		return track(new DeadlinePool<>("p", connections, ConnectionPoolSettings.builder().maxSize(maxSize).build(),
 				this.ticker, List.of(listener), ContextSnapshotFactory.builder().build(),
-				WorkerThreads.create("p", maxSize), this.scheduler, new DirectExecutor()));
+				WorkerThreads.create("p", maxSize), this.scheduler, ManualScheduler.direct()));
 	}
 
 	private <P extends ConnectionPool<?>> P track(P pool) {

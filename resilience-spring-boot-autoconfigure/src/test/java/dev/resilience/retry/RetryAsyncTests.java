@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
-import dev.resilience.poll.ManualScheduler;
+import dev.resilience.ManualScheduler;
 
 import static dev.resilience.retry.RetryExecutionTests.ms;
 import static dev.resilience.retry.RetryExecutionTests.rejected;
@@ -184,9 +184,9 @@ class RetryAsyncTests {
 			calls.incrementAndGet();
 			return CompletableFuture.failedFuture(new IOException("down"));
 		}, this.scheduler);
-		assertThat(this.scheduler.pending()).hasSize(1);
+		assertThat(this.scheduler.queued()).hasSize(1);
 		assertThat(future.cancel(true)).isTrue();
-		assertThat(this.scheduler.pending().get(0).isCancelled()).isTrue();
+		assertThat(this.scheduler.queued().get(0).isCancelled()).isTrue();
 		this.scheduler.runAll();
 		assertThat(calls).hasValue(1);
 		assertThat(this.scheduler.delays()).containsExactly(ms(100));

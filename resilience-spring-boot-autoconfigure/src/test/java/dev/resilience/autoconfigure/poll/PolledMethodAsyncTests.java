@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
 import dev.resilience.ManualTicker;
-import dev.resilience.poll.ManualScheduler;
+import dev.resilience.ManualScheduler;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollHistory;
 import dev.resilience.poll.PollSettings;

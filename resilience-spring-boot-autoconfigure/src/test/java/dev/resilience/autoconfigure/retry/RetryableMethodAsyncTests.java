@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
 import dev.resilience.ManualTicker;
-import dev.resilience.poll.ManualScheduler;
+import dev.resilience.ManualScheduler;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetriesExhaustedException;
 import dev.resilience.retry.RetryExecution;
@@ -166,7 +166,7 @@ class RetryableMethodAsyncTests {
 					return CompletableFuture.failedFuture(new IOException("down"));
 				}, identity(), this.scheduler);
 		future.cancel(true);
-		assertThat(this.scheduler.pending().get(0).isCancelled()).isTrue();
+		assertThat(this.scheduler.queued().get(0).isCancelled()).isTrue();
 		this.scheduler.runAll();
 		assertThat(calls).hasValue(1);
 	}
