@@ -42,7 +42,7 @@ public final class AsyncInvocation {
 			ContextSnapshot context, @Nullable Object reactorContext) {
 		this.invocation = invocation;
 		this.kind = kind;
-		this.scheduler = scheduler;
+		this.scheduler = new ContextRestoringScheduler(scheduler, context);
 		this.context = context;
 		this.reactorContext = reactorContext;
 	}
@@ -64,7 +64,9 @@ public final class AsyncInvocation {
 	}
 
 	/**
-	 * Returns the scheduler that runs every timed continuation of the call.
+	 * Returns the scheduler that runs every timed continuation of the call, each with the caller's
+	 * context restored (a condition, a listener, a fallback or the next attempt sees it as the
+	 * blocking form would on the caller's thread).
 	 * @return the scheduler
 	 */
 	public ScheduledExecutorService getScheduler() {

@@ -187,6 +187,29 @@ class AsyncAdviceTests {
 	}
 
 	@Test
+	void tasksOnTheCallsSchedulerRunWithTheCallersContext() {
+		this.contextRunner.withBean(StageService.class).run((context) -> {
+			Holds holds = context.getBean(Holds.class);
+			StageService service = context.getBean(StageService.class);
+			CALLER.set("bob");
+			try {
+				service.call("a");
+			}
+			finally {
+				CALLER.remove();
+			}
+			AsyncInvocation invocation = holds.invocations.poll();
+			assertThat(invocation).isNotNull();
+			CompletableFuture<@Nullable String> seen = new CompletableFuture<>();
+			invocation.getScheduler().schedule(() -> seen.complete(CALLER.get()), 1, TimeUnit.MILLISECONDS);
+			assertThat(seen.get(5, TimeUnit.SECONDS)).isEqualTo("bob");
+			assertThat(CALLER.get()).isNull();
+			assertThatExceptionOfType(UnsupportedOperationException.class)
+				.isThrownBy(() -> invocation.getScheduler().shutdown());
+		});
+	}
+
+	@Test
 	void monoAssembledManyTimesDecidesNothingUntilSubscribed() {
 		this.contextRunner.withBean(ReactiveService.class).run((context) -> {
 			Holds holds = context.getBean(Holds.class);
@@ -324,6 +347,8 @@ class AsyncAdviceTests {
 
 		final List<@Nullable Object> seenContext = new CopyOnWriteArrayList<>();
 
+		final Queue<AsyncInvocation> invocations = new ConcurrentLinkedQueue<>();
+
 		volatile boolean admitAtOnce;
 
 		volatile boolean ignoreCancel;
@@ -362,6 +387,7 @@ class AsyncAdviceTests {
 
 		@Override
 		public CompletableFuture<@Nullable Object> invokeAsync(AsyncInvocation invocation, Holds holds) {
+			holds.invocations.add(invocation);
 			return invocation.proceedHolding(holds.take(),
 					(permit) -> holds.seenContext.add(invocation.contextValue(String.class)), (permit) -> {
 						holds.released.add(permit);
