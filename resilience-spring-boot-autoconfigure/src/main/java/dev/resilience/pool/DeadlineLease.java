@@ -3,7 +3,6 @@ package dev.resilience.pool;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.context.ContextSnapshot;
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.ScheduledAttempts;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
 
@@ -126,7 +126,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		CompletableFuture<Void> copy = new CompletableFuture<>();
 		this.expiry.whenComplete((none, ex) -> {
 			if (ex != null) {
-				copy.completeExceptionally(unwrap(ex));
+				copy.completeExceptionally(ScheduledAttempts.unwrap(ex));
 			}
 		});
 		return copy;
@@ -319,10 +319,6 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			throw new IllegalStateException("No connection was handed out");
 		}
 		return handle;
-	}
-
-	static Throwable unwrap(Throwable ex) {
-		return (ex instanceof CompletionException && ex.getCause() != null) ? ex.getCause() : ex;
 	}
 
 }

@@ -30,6 +30,7 @@ import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Listeners;
+import dev.resilience.ScheduledAttempts;
 import dev.resilience.Ticker;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
@@ -252,7 +253,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		});
 		lease.checkout.whenComplete((ignored, checkoutFailure) -> {
 			if (checkoutFailure != null) {
-				result.completeExceptionally(DeadlineLease.unwrap(checkoutFailure));
+				result.completeExceptionally(ScheduledAttempts.unwrap(checkoutFailure));
 			}
 			else if (!result.isDone()) {
 				start(lease, callback, result, work);
@@ -303,7 +304,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (lease.release(failure)) {
 				onScheduler(() -> {
 					if (failure != null) {
-						result.completeExceptionally(DeadlineLease.unwrap(failure));
+						result.completeExceptionally(ScheduledAttempts.unwrap(failure));
 					}
 					else {
 						result.complete(value);
@@ -328,7 +329,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			});
 			stage.whenComplete((value, failure) -> {
 				if (failure != null) {
-					result.completeExceptionally(DeadlineLease.unwrap(failure));
+					result.completeExceptionally(ScheduledAttempts.unwrap(failure));
 				}
 				else {
 					result.complete(value);

@@ -10,7 +10,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -19,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.ScheduledAttempts;
 import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.autoconfigure.support.Stages;
 import dev.resilience.retry.Retry;
 import dev.resilience.retry.RetryExecution;
 import dev.resilience.retry.RetryableCall;
@@ -102,16 +102,7 @@ public final class RetryableMethod {
 			return retried;
 		}
 		CompletableFuture<@Nullable Object> result = new CompletableFuture<>();
-		AtomicReference<@Nullable CompletableFuture<?>> fallbackStage = new AtomicReference<>();
-		result.whenComplete((value, failure) -> {
-			if (result.isCancelled()) {
-				retried.cancel(true);
-				CompletableFuture<?> stage = fallbackStage.get();
-				if (stage != null) {
-					stage.cancel(true);
-				}
-			}
-		});
+		Stages.cancelWith(result, retried);
 		retried.whenComplete((value, failure) -> {
 			if (failure == null) {
 				result.complete(value);
@@ -132,11 +123,7 @@ public final class RetryableMethod {
 				result.completeExceptionally(ex);
 				return;
 			}
-			fallbackStage.set(stage);
-			if (result.isCancelled()) {
-				stage.cancel(true);
-				return;
-			}
+			Stages.cancelWith(result, stage);
 			ScheduledAttempts.whenComplete(stage, scheduler, (fallbackValue, fallbackFailure) -> {
 				if (fallbackFailure == null) {
 					result.complete(fallbackValue);
