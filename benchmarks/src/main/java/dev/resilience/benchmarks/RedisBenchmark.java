@@ -28,7 +28,9 @@ import dev.resilience.ratelimit.redis.RedisServer;
  * Decisions per second on one local {@code redis-server} (started by the benchmark on a free
  * port): ours against Bucket4j's Lettuce backend, the same token bucket (so large that every call
  * is admitted), on one hot key and spread over 10,000 keys, by 1 and by 16 threads sharing one
- * Lettuce connection each. {@link RedisCommandCount} counts the commands each decision costs.
+ * Lettuce connection each; and the server's ceiling for that setup, {@code EVALSHA} of a script
+ * that returns at once. {@link RedisCommandCount} counts the commands and the server's time each
+ * decision costs.
  * <pre class="code">
  * benchmarks/run-redis.sh
  * </pre>
@@ -41,7 +43,7 @@ import dev.resilience.ratelimit.redis.RedisServer;
 @Measurement(iterations = 3, time = 2)
 public class RedisBenchmark {
 
-	@Param({ "ours", "bucket4j" })
+	@Param({ "ceiling", "ours", "bucket4j" })
 	String impl;
 
 	@Param({ "1", "10000" })
