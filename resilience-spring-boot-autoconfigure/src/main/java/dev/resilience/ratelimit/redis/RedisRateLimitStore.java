@@ -25,12 +25,13 @@ import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.TokenBucketSettings;
 import dev.resilience.ratelimit.WindowSettings;
+import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 /**
  * Keeps a limiter's keys in Redis, so that every application instance using the same Redis
  * shares the limit.
  * <p>
- * Each decision is one run of {@code rate_limiter.lua} (see {@link RedisScriptRunner}), which
+ * Each decision is one run of {@code decide.lua} (see {@link RedisScriptRunner}), which
  * decides every constraint of the limiter atomically on the server's clock ({@code TIME}, in
  * microseconds) with the same rules as the in-memory store: the token bucket's greedy or interval
  * refill, exact windows as sorted sets with one member per call (its sequence number and cost, so
@@ -173,7 +174,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void reset(String key) {
-		awaitDone(run(key, this.arguments.reset(), "reset"));
+		awaitDone(this.runner.unlink(this.keys.keys(key), this.timeoutNanos).handle((count, ex) -> {
+			log((ex != null) ? failure("reset", ex) : answered());
+			return null;
+		}));
 	}
 
 	@Override
@@ -209,7 +213,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		byte[][] arguments = this.arguments.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
 		CompletableFuture<T> decided = new CompletableFuture<>();
-		this.runner.run(this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
+		this.runner.run(Script.DECIDE, this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
 			ScriptArguments.Reply reply = null;
 			Throwable failure = ex;
 			if (failure == null) {
@@ -235,14 +239,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				// Never leave the caller waiting: it hears of the fault, and nothing is kept.
 				decided.completeExceptionally(unexpected);
 				if (commit && reply != null && reply.status() == 1) {
-					run(key, this.arguments.giveBack(reply, cost), "give-back");
+					run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
 				}
 				log(news);
 				return;
 			}
 			if (!decided.complete(decision) && commit && reply != null && reply.status() == 1) {
 				// the caller gave up meanwhile: as if it had never asked
-				run(key, this.arguments.giveBack(reply, cost), "give-back");
+				run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
 			}
 			log(news);
 		});
@@ -269,11 +273,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Runs a give-back, a permit return or a reset without waiting for it; a failure is counted,
-	 * and the future completes normally either way.
+	 * Runs a give-back or a permit return without waiting for it; a failure is counted, and the
+	 * future completes normally either way.
 	 */
-	private CompletableFuture<Void> run(String key, byte[][] arguments, String what) {
-		return this.runner.run(this.keys.keys(key), arguments, this.timeoutNanos).handle((reply, ex) -> {
+	private CompletableFuture<Void> run(String key, Script script, byte[][] arguments, String what) {
+		return this.runner.run(script, this.keys.keys(key), arguments, this.timeoutNanos).handle((reply, ex) -> {
 			log((ex != null) ? failure(what, ex) : answered());
 			return null;
 		});
@@ -448,7 +452,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 */
 		@Override
 		public CompletableFuture<Void> cancelAsync() {
-			return finish() ? run(this.key, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
+			return finish() ? run(this.key, Script.GIVE_BACK, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
 		}
 
 		/**
@@ -458,7 +462,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? run(this.key, arguments.release(this.reply.sequence()), "permit return") : CompletableFuture.completedFuture(null);
+					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit return") : CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {

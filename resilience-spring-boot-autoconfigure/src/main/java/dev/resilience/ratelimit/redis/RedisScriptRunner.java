@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -37,14 +38,15 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Runs the rate-limiter script on one Redis server or cluster, for every limiter of the
- * application that uses the Redis store, and bounds each call by a timeout without holding a
- * thread.
+ * Runs the rate limiter's scripts ({@link Script}) on one Redis server or cluster, for every
+ * limiter of the application that uses the Redis store, and bounds each call by a timeout without
+ * holding a thread.
  * <p>
- * The script goes by {@code EVALSHA}; a server that does not know it yet (a new server, one that
+ * A script goes by {@code EVALSHA}; a server that does not know it yet (a new server, one that
  * restarted, or a cluster node seeing it for the first time) answers {@code NOSCRIPT}, and the
- * call is made again by {@code EVAL}, which also caches the script there. So the script is loaded
- * once per server and each decision is one command.
+ * call is made again by {@code EVAL}, which also caches the script there. The scripts are loaded
+ * ({@code SCRIPT LOAD}) when the connection opens, so each script is loaded once per server and
+ * each decision is one command.
  * <p>
  * <b>Connecting.</b> The application opens the connection while it starts and waits for it up to
  * {@code resilience.redis.connect-timeout} ({@link #connect(Duration)}), on a thread of its own:
@@ -67,12 +69,6 @@ import org.jspecify.annotations.Nullable;
  * is an answer, not an outage.
  */
 public final class RedisScriptRunner {
-
-	private static final String SCRIPT = "rate_limiter.lua";
-
-	private static final byte[] SCRIPT_TEXT = load();
-
-	private static final String SHA = sha1(SCRIPT_TEXT);
 
 	/** How long a failed connection attempt at startup waits before the next one. */
 	private static final long CONNECT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
@@ -163,9 +159,21 @@ public final class RedisScriptRunner {
 	 * @param timeoutNanos the longest wait for the reply
 	 * @return the reply, when it arrives
 	 */
-	CompletableFuture<List<?>> run(byte[][] keys, byte[][] arguments, long timeoutNanos) {
-		return send(keys[0], timeoutNanos, (commands) -> commands.evalsha(SHA, ScriptOutputType.MULTI, keys, arguments),
-				(commands) -> commands.eval(SCRIPT_TEXT, ScriptOutputType.MULTI, keys, arguments));
+	CompletableFuture<List<?>> run(Script script, byte[][] keys, byte[][] arguments, long timeoutNanos) {
+		return send(keys[0], timeoutNanos,
+				(commands) -> commands.evalsha(script.sha, ScriptOutputType.MULTI, keys, arguments),
+				(commands) -> commands.eval(script.text, ScriptOutputType.MULTI, keys, arguments));
+	}
+
+	/**
+	 * Deletes keys ({@code UNLINK}: the server frees them in the background), as
+	 * {@link #run(Script, byte[][], byte[][], long)} runs a script.
+	 * @param keys the keys (all in one hash slot)
+	 * @param timeoutNanos the longest wait for the reply
+	 * @return how many keys there were, when the reply arrives
+	 */
+	CompletableFuture<Long> unlink(byte[][] keys, long timeoutNanos) {
+		return send(keys[0], timeoutNanos, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys));
 	}
 
 	/**
@@ -337,6 +345,11 @@ public final class RedisScriptRunner {
 			// bounded by its deadline, however long connecting takes.
 			connecting = CompletableFuture.supplyAsync(() -> {
 				Connection opened = new Connection(this.connector.get());
+				// Sent ahead of any call, so that each script's first call is an EVALSHA too; not
+				// awaited: should a load fail, that script's first call loads it by EVAL.
+				for (Script script : Script.values()) {
+					opened.commands.scriptLoad(script.text);
+				}
 				this.connection = opened;
 				return opened;
 			}, (task) -> {
@@ -381,33 +394,65 @@ public final class RedisScriptRunner {
 		return cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
 	}
 
-	private static byte[] load() {
-		try (InputStream in = RedisScriptRunner.class.getResourceAsStream(SCRIPT)) {
-			if (in == null) {
-				throw new IllegalStateException("missing " + SCRIPT + " beside " + RedisScriptRunner.class.getName());
-			}
-			return in.readAllBytes();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-	}
-
-	private static String sha1(byte[] text) {
-		try {
-			return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
-		}
-		catch (NoSuchAlgorithmException ex) {
-			throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
-		}
-	}
-
 	@Override
 	public String toString() {
 		Connection connection = this.connection;
 		String state = (connection == null) ? "not connected" : (!connection.isOpen() ? "reconnecting"
 				: (this.outages.isEmpty() ? "connected" : "connected, out: " + this.outages.keySet()));
 		return "RedisScriptRunner[" + state + "]";
+	}
+
+	/**
+	 * The scripts, one per operation, each with {@code helpers.lua} (settings, state, bucket
+	 * arithmetic, expiry) before its own text; their arguments and reply are named by
+	 * {@link ScriptArguments}. Resetting a key needs no script: it is an {@code UNLINK}.
+	 */
+	enum Script {
+
+		/** Decides a call, or inspects: what a decision would say. */
+		DECIDE("decide.lua"),
+		/** Gives a call back, as if it had never been made. */
+		GIVE_BACK("give_back.lua"),
+		/** Returns a call's concurrency permit. */
+		RELEASE("release.lua");
+
+		private static final String HELPERS = "helpers.lua";
+
+		private final byte[] text;
+
+		private final String sha;
+
+		Script(String name) {
+			byte[] helpers = load(HELPERS);
+			byte[] own = load(name);
+			byte[] text = Arrays.copyOf(helpers, helpers.length + 1 + own.length);
+			text[helpers.length] = '\n';
+			System.arraycopy(own, 0, text, helpers.length + 1, own.length);
+			this.text = text;
+			this.sha = sha1(text);
+		}
+
+		private static byte[] load(String name) {
+			try (InputStream in = RedisScriptRunner.class.getResourceAsStream(name)) {
+				if (in == null) {
+					throw new IllegalStateException("missing " + name + " beside " + RedisScriptRunner.class.getName());
+				}
+				return in.readAllBytes();
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+		}
+
+		private static String sha1(byte[] text) {
+			try {
+				return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-1").digest(text));
+			}
+			catch (NoSuchAlgorithmException ex) {
+				throw new IllegalStateException("SHA-1 is required of every Java platform", ex);
+			}
+		}
+
 	}
 
 	/**

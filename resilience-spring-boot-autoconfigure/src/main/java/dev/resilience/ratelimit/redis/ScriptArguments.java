@@ -12,8 +12,14 @@ import dev.resilience.ratelimit.WindowAlgorithm;
 import dev.resilience.ratelimit.WindowSettings;
 
 /**
- * Encodes the arguments of {@code rate_limiter.lua} (its header lists them) and decodes its reply.
- * Times and durations go in whole microseconds, rounded up: the script counts in microseconds of
+ * Encodes the arguments of the scripts ({@code decide.lua}, {@code give_back.lua},
+ * {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
+ * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReleaseInput} and
+ * {@link ReplyField}, in the order the scripts read them ({@code helpers.lua} and the top of each
+ * script name them on the Lua side). Every script's arguments start with the limiter's settings,
+ * the same for every call, and go on with the call's own inputs.
+ * <p>
+ * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
  * the server's clock, exact as long as every number stays below 2^53, which
  * {@link #ScriptArguments(String, RateLimiterSettings)} checks for the products the token bucket's
  * arithmetic forms (the counter windows' estimate is a floating-point approximation anyway).
@@ -23,43 +29,113 @@ final class ScriptArguments {
 	/** The largest integer a Lua number (a double) holds exactly. */
 	static final long EXACT = 1L << 53;
 
-	static final int CALL_ARGUMENTS = 12;
-
 	private static final byte[] ZERO = bytes(0);
 
-	/** ARGV[13..]: the limiter's settings, the same for every call. */
+	private static final byte[] ONE = bytes(1);
+
+	/**
+	 * The limiter's settings, first in every script's arguments; then, per window, its limit and
+	 * its period.
+	 */
+	enum Setting {
+
+		/** The token bucket's capacity, 0 without a bucket. */
+		CAPACITY,
+		/** Tokens added per refill period. */
+		REFILL_TOKENS,
+		/** Microseconds. */
+		REFILL_PERIOD,
+		/** 1: whole periods at once, 0: greedily. */
+		INTERVAL,
+		/** 1: windows as counters, 0: exact logs. */
+		COUNTER,
+		/** 0 without concurrency permits. */
+		MAX_CONCURRENT,
+		/** Microseconds. */
+		LEASE_TIMEOUT,
+		/** How many windows follow, each as its limit and its period in microseconds. */
+		WINDOW_COUNT
+
+	}
+
+	/** The inputs of {@code decide.lua}, after the settings. */
+	enum DecideInput {
+
+		/** The tokens (or window units) the call takes. */
+		COST,
+		/** Microseconds the call may wait for its slot. */
+		MAX_WAIT,
+		/** The server time after which the caller has given up, 0 for none. */
+		DEADLINE,
+		/** 1: decide, 0: inspect (take nothing). */
+		COMMIT
+
+	}
+
+	/** The inputs of {@code give_back.lua}, after the settings: the call and its bucket before and after. */
+	enum GiveBackInput {
+
+		/** What the call took. */
+		COST,
+		/** The call's sequence number. */
+		SEQUENCE,
+		/** The server time the call was admitted at. */
+		AT,
+		/** The bucket's version, tokens and time the call left. */
+		VERSION_AFTER, TOKENS_AFTER, UPDATED_AFTER,
+		/** The bucket's tokens, time and version before the call. */
+		TOKENS_BEFORE, UPDATED_BEFORE, VERSION_BEFORE
+
+	}
+
+	/** The inputs of {@code release.lua}, after the settings. */
+	enum ReleaseInput {
+
+		/** The call's sequence number, which names its lease. */
+		SEQUENCE
+
+	}
+
+	/**
+	 * The fields of {@code decide.lua}'s reply, in order; the quotas follow, two numbers per
+	 * constraint. A reply of a decision that came too late holds only the first two.
+	 */
+	enum ReplyField {
+
+		STATUS, NOW, WAIT, RETRY_AFTER, CONCURRENCY_LIMITED, IN_FLIGHT, SEQUENCE, BUCKET_VERSION, BEFORE_TOKENS,
+		BEFORE_UPDATED, AFTER_TOKENS, AFTER_UPDATED
+
+	}
+
+	/** The limiter's settings, the same for every call: {@link Setting}, then the windows. */
 	private final byte[][] settings;
 
 	ScriptArguments(String limiterName, RateLimiterSettings settings) {
 		String prefix = "resilience.rate-limiters." + limiterName + ".";
 		TokenBucketSettings bucket = settings.tokenBucket();
 		List<WindowSettings> windows = settings.windows();
-		byte[][] encoded = new byte[8 + 2 * windows.size()][];
+		int fixed = Setting.values().length;
+		byte[][] encoded = new byte[fixed + 2 * windows.size()][];
+		Arrays.fill(encoded, ZERO);
 		if (bucket != null) {
 			long period = micros(bucket.refillPeriod());
 			if (exceeds(bucket.capacity() + bucket.refillTokens(), period, bucket.refillTokens())) {
 				throw new IllegalArgumentException(prefix + "token-bucket: (capacity + refill-tokens) x refill-period in "
 						+ "microseconds must stay below 2^53 for the Redis store");
 			}
-			encoded[0] = bytes(bucket.capacity());
-			encoded[1] = bytes(bucket.refillTokens());
-			encoded[2] = bytes(period);
-			encoded[3] = bytes((bucket.refillStrategy() == RefillStrategy.INTERVAL) ? 1 : 0);
+			encoded[Setting.CAPACITY.ordinal()] = bytes(bucket.capacity());
+			encoded[Setting.REFILL_TOKENS.ordinal()] = bytes(bucket.refillTokens());
+			encoded[Setting.REFILL_PERIOD.ordinal()] = bytes(period);
+			encoded[Setting.INTERVAL.ordinal()] = flag(bucket.refillStrategy() == RefillStrategy.INTERVAL);
 		}
-		else {
-			encoded[0] = ZERO;
-			encoded[1] = ZERO;
-			encoded[2] = ZERO;
-			encoded[3] = ZERO;
-		}
-		encoded[4] = bytes((settings.windowAlgorithm() == WindowAlgorithm.COUNTER) ? 1 : 0);
-		encoded[5] = bytes(settings.maxConcurrent());
-		encoded[6] = bytes(micros(settings.leaseTimeout()));
-		encoded[7] = bytes(windows.size());
+		encoded[Setting.COUNTER.ordinal()] = flag(settings.windowAlgorithm() == WindowAlgorithm.COUNTER);
+		encoded[Setting.MAX_CONCURRENT.ordinal()] = bytes(settings.maxConcurrent());
+		encoded[Setting.LEASE_TIMEOUT.ordinal()] = bytes(micros(settings.leaseTimeout()));
+		encoded[Setting.WINDOW_COUNT.ordinal()] = bytes(windows.size());
 		for (int i = 0; i < windows.size(); i++) {
 			WindowSettings window = windows.get(i);
-			encoded[8 + 2 * i] = bytes(window.limit());
-			encoded[9 + 2 * i] = bytes(micros(window.period()));
+			encoded[fixed + 2 * i] = bytes(window.limit());
+			encoded[fixed + 2 * i + 1] = bytes(micros(window.period()));
 		}
 		this.settings = encoded;
 	}
@@ -84,59 +160,56 @@ final class ScriptArguments {
 	}
 
 	byte[][] decide(boolean commit, long cost, long maxWaitMicros, long deadlineMicros) {
-		byte[][] arguments = withSettings();
-		arguments[0] = bytes(commit ? "d" : "i");
-		arguments[1] = bytes(cost);
-		arguments[2] = bytes(maxWaitMicros);
-		arguments[3] = bytes(deadlineMicros);
+		byte[][] arguments = withSettings(DecideInput.values().length);
+		set(arguments, DecideInput.COST, bytes(cost));
+		set(arguments, DecideInput.MAX_WAIT, bytes(maxWaitMicros));
+		set(arguments, DecideInput.DEADLINE, bytes(deadlineMicros));
+		set(arguments, DecideInput.COMMIT, flag(commit));
 		return arguments;
 	}
 
 	byte[][] giveBack(Reply taken, long cost) {
-		byte[][] arguments = withSettings();
-		arguments[0] = bytes("g");
-		arguments[1] = bytes(cost);
-		arguments[4] = bytes(taken.sequence());
-		arguments[5] = bytes(taken.at());
-		arguments[6] = bytes(taken.bucketVersion() + 1);
-		arguments[7] = bytes(taken.afterTokens());
-		arguments[8] = bytes(taken.afterUpdated());
-		arguments[9] = bytes(taken.beforeTokens());
-		arguments[10] = bytes(taken.beforeUpdated());
-		arguments[11] = bytes(taken.bucketVersion());
+		byte[][] arguments = withSettings(GiveBackInput.values().length);
+		set(arguments, GiveBackInput.COST, bytes(cost));
+		set(arguments, GiveBackInput.SEQUENCE, bytes(taken.sequence()));
+		set(arguments, GiveBackInput.AT, bytes(taken.at()));
+		set(arguments, GiveBackInput.VERSION_AFTER, bytes(taken.bucketVersion() + 1));
+		set(arguments, GiveBackInput.TOKENS_AFTER, bytes(taken.afterTokens()));
+		set(arguments, GiveBackInput.UPDATED_AFTER, bytes(taken.afterUpdated()));
+		set(arguments, GiveBackInput.TOKENS_BEFORE, bytes(taken.beforeTokens()));
+		set(arguments, GiveBackInput.UPDATED_BEFORE, bytes(taken.beforeUpdated()));
+		set(arguments, GiveBackInput.VERSION_BEFORE, bytes(taken.bucketVersion()));
 		return arguments;
 	}
 
 	byte[][] release(long sequence) {
-		byte[][] arguments = withSettings();
-		arguments[0] = bytes("r");
-		arguments[4] = bytes(sequence);
+		byte[][] arguments = withSettings(ReleaseInput.values().length);
+		set(arguments, ReleaseInput.SEQUENCE, bytes(sequence));
 		return arguments;
 	}
 
-	byte[][] reset() {
-		byte[][] arguments = withSettings();
-		arguments[0] = bytes("x");
+	private byte[][] withSettings(int inputs) {
+		byte[][] arguments = new byte[this.settings.length + inputs][];
+		System.arraycopy(this.settings, 0, arguments, 0, this.settings.length);
 		return arguments;
 	}
 
-	private byte[][] withSettings() {
-		byte[][] arguments = new byte[CALL_ARGUMENTS + this.settings.length][];
-		Arrays.fill(arguments, 0, CALL_ARGUMENTS, ZERO);
-		System.arraycopy(this.settings, 0, arguments, CALL_ARGUMENTS, this.settings.length);
-		return arguments;
+	/** Sets a call's input, which follows the settings. */
+	private void set(byte[][] arguments, Enum<?> input, byte[] value) {
+		arguments[this.settings.length + input.ordinal()] = value;
+	}
+
+	private static byte[] flag(boolean value) {
+		return value ? ONE : ZERO;
 	}
 
 	static byte[] bytes(long value) {
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.US_ASCII);
-	}
-
 	/**
-	 * The script's reply to a decision, times in microseconds of the server's clock.
+	 * {@code decide.lua}'s reply, its fields as {@link ReplyField} orders them, times in
+	 * microseconds of the server's clock.
 	 *
 	 * @param status 1 admitted, 0 rejected, -1 too late (the caller gave up before the script ran)
 	 * @param now the server's time when the script ran
@@ -156,21 +229,27 @@ final class ScriptArguments {
 			long sequence, long bucketVersion, long beforeTokens, long beforeUpdated, long afterTokens, long afterUpdated,
 			long[] quotas) {
 
-		static final int HEAD = 12;
-
 		static Reply parse(List<?> reply) {
-			long[] quotas = new long[Math.max(0, reply.size() - HEAD)];
+			int head = ReplyField.values().length;
+			long[] quotas = new long[Math.max(0, reply.size() - head)];
 			for (int i = 0; i < quotas.length; i++) {
-				quotas[i] = number(reply, HEAD + i);
+				quotas[i] = number(reply, head + i);
 			}
-			return new Reply((int) number(reply, 0), number(reply, 1), number(reply, 2), number(reply, 3),
-					number(reply, 4) == 1, (int) number(reply, 5), number(reply, 6), number(reply, 7), number(reply, 8),
-					number(reply, 9), number(reply, 10), number(reply, 11), quotas);
+			return new Reply((int) number(reply, ReplyField.STATUS), number(reply, ReplyField.NOW),
+					number(reply, ReplyField.WAIT), number(reply, ReplyField.RETRY_AFTER),
+					number(reply, ReplyField.CONCURRENCY_LIMITED) == 1, (int) number(reply, ReplyField.IN_FLIGHT),
+					number(reply, ReplyField.SEQUENCE), number(reply, ReplyField.BUCKET_VERSION),
+					number(reply, ReplyField.BEFORE_TOKENS), number(reply, ReplyField.BEFORE_UPDATED),
+					number(reply, ReplyField.AFTER_TOKENS), number(reply, ReplyField.AFTER_UPDATED), quotas);
 		}
 
 		/** The time the call was admitted at. */
 		long at() {
 			return this.now + this.waitMicros;
+		}
+
+		private static long number(List<?> reply, ReplyField field) {
+			return number(reply, field.ordinal());
 		}
 
 		private static long number(List<?> reply, int index) {

@@ -155,7 +155,7 @@ class RedisRateLimitStoreTests {
 			.build();
 		RedisKeys keys = new RedisKeys(this.prefix, "late", settings);
 		ScriptArguments arguments = new ScriptArguments("late", settings);
-		List<?> reply = runner.run(keys.keys("k"), arguments.decide(true, 1, 0, 1), TimeUnit.SECONDS.toNanos(5)).get();
+		List<?> reply = runner.run(RedisScriptRunner.Script.DECIDE, keys.keys("k"), arguments.decide(true, 1, 0, 1), TimeUnit.SECONDS.toNanos(5)).get();
 		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
 		assertThat(server.keys(this.prefix + "late:*")).isEmpty();
 	}

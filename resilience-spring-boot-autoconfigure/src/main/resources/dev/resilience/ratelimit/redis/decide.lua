@@ -1,0 +1,280 @@
+-- Decides a call over every constraint at once (token bucket, sliding windows, concurrency
+-- leases): admitted at the earliest time every constraint admits it, when that is within its
+-- maximum wait. Inspecting tells what a decision would say, and takes nothing.
+-- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
+-- bucket and each window; { -1, now } when the deadline has passed.
+local cost = tonumber(ARGV[CALL])
+local max_wait = tonumber(ARGV[CALL + 1])
+local deadline = tonumber(ARGV[CALL + 2]) -- the caller gives up after this server time; 0: never
+local commit = ARGV[CALL + 3] == '1' -- else inspect
+
+if deadline > 0 and now > deadline then
+	-- The caller gave up on this call before it got here (a frozen or slow server): deciding now
+	-- would take a permit nobody uses.
+	return { -1, now }
+end
+
+load()
+
+-- The windows' rules, defined for the limiter's algorithm only: each definition costs a closure
+-- per call. prune: forget what left the window by now; available_at: the earliest time, not
+-- before not_before, at which the window admits c more; remaining, until_more: its quota at a time.
+local prune, window_available_at, window_remaining, window_until_more
+if window_count > 0 and counters then
+	local function estimate(period, ws, previous, current, at)
+		return previous * ((period - (at - ws)) / period) + current
+	end
+
+	prune = function(i, at)
+		local period = periods[i]
+		local start, previous, current = counter_window(i)
+		if at - start >= period then
+			local ws = window_start(start, period, at)
+			put('previous:' .. i, previous_count_at(start, previous, current, period, ws))
+			put('current:' .. i, 0)
+			put('start:' .. i, ws)
+		end
+	end
+
+	window_available_at = function(i, not_before, c)
+		local limit, period = limits[i], periods[i]
+		local start, previous, current, last = counter_window(i)
+		local from = math.max(not_before, last, start)
+		local ws = window_start(start, period, from)
+		local prev = previous_count_at(start, previous, current, period, ws)
+		local cur = (ws == start) and current or 0
+		if estimate(period, ws, prev, cur, from) + c <= limit then
+			return from
+		end
+		local room = limit - c - cur
+		if room >= 0 then
+			return math.max(from, ws + period - math.floor(room * period / prev))
+		end
+		local next_start = ws + period
+		return math.max(next_start, next_start + period - math.floor((limit - c) * period / cur))
+	end
+
+	window_remaining = function(i, at)
+		local period = periods[i]
+		local start, previous, current = counter_window(i)
+		local ws = window_start(start, period, math.max(at, start))
+		local cur = (ws == start) and current or 0
+		local used = estimate(period, ws, previous_count_at(start, previous, current, period, ws), cur,
+			math.max(at, ws))
+		return math.max(0, limits[i] - math.ceil(used))
+	end
+
+	window_until_more = function(i, at)
+		local period = periods[i]
+		local start, previous, current = counter_window(i)
+		local ws = window_start(start, period, math.max(at, start))
+		local cur = (ws == start) and current or 0
+		if previous_count_at(start, previous, current, period, ws) + cur == 0 then
+			return 0
+		end
+		return math.max(0, period - (at - ws))
+	end
+elseif window_count > 0 then
+	-- the cost of an entry, from its member "<sequence>:<cost>", and of entries
+	local function entry_cost(member)
+		return tonumber(string.match(member, ':(%d+)$'))
+	end
+
+	local function cost_of(entries)
+		local total = 0
+		for j = 1, #entries do
+			total = total + entry_cost(entries[j])
+		end
+		return total
+	end
+
+	-- Only at now: entries leave oldest first. When every entry cost 1 (heavy:i is 0), the count
+	-- removed is the cost freed, without reading the entries.
+	prune = function(i)
+		local held = h['held:' .. i] or 0
+		if held == 0 then
+			return
+		end
+		local cutoff = now - periods[i]
+		if h['latest:' .. i] <= cutoff then
+			-- every entry has left; the set expires about now, or has
+			redis.call('DEL', KEYS[1 + i])
+			put('held:' .. i, 0)
+			put('heavy:' .. i, 0)
+			return
+		end
+		local heavy = h['heavy:' .. i] or 0
+		local freed
+		if heavy == 0 then
+			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+		else
+			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			if #gone == 0 then
+				return
+			end
+			freed = cost_of(gone)
+			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			put('heavy:' .. i, heavy - (freed - #gone))
+		end
+		if freed > 0 then
+			put('held:' .. i, held - freed)
+		end
+	end
+
+	window_available_at = function(i, not_before, c)
+		local limit = limits[i]
+		local start = math.max(not_before, h['latest:' .. i] or -1)
+		local target = (h['held:' .. i] or 0) + c - limit
+		if target <= 0 then
+			return start
+		end
+		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
+		local entries = redis.call('ZRANGE', KEYS[1 + i], 0, target - 1, 'WITHSCORES')
+		local freed = 0
+		for j = 1, #entries, 2 do
+			freed = freed + entry_cost(entries[j])
+			if freed >= target then
+				return math.max(start, tonumber(entries[j + 1]) + periods[i])
+			end
+		end
+		error('cost ' .. c .. ' exceeds the window limit of ' .. limit)
+	end
+
+	window_remaining = function(i, at)
+		local used = h['held:' .. i] or 0
+		if at > now and used > 0 then
+			-- entries admitted by at - period will have left by then
+			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', at - periods[i]))
+		end
+		return math.max(0, limits[i] - used)
+	end
+
+	window_until_more = function(i, at)
+		if (h['held:' .. i] or 0) == 0 then
+			return 0
+		end
+		local oldest
+		if at == now then
+			-- pruned at now: the oldest entry is in the window
+			oldest = redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')
+		else
+			oldest = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
+				'WITHSCORES', 'LIMIT', 0, 1)
+		end
+		if #oldest == 0 then
+			return 0
+		end
+		return math.max(0, tonumber(oldest[2]) + periods[i] - at)
+	end
+end
+
+-- the bucket before the call
+local before_tokens, before_updated, before_version = capacity, now, 0
+if capacity > 0 and h['tokens'] then
+	before_tokens, before_updated, before_version = h['tokens'], h['updated'], h['version']
+end
+local at = now
+local tokens, updated
+if capacity > 0 then
+	tokens, updated = refill(before_tokens, before_updated, now)
+	if updated > now or tokens < cost then
+		at = bucket_available_at(tokens, updated, now, cost)
+	end
+end
+for i = 1, window_count do
+	prune(i, now)
+	at = math.max(at, window_available_at(i, now, cost))
+end
+local in_flight = 0
+if lease_key then
+	redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', now - lease_timeout)
+	in_flight = redis.call('ZCARD', lease_key)
+end
+local concurrency_full = lease_key ~= nil and in_flight >= max_concurrent
+local wait = at - now
+
+-- the reply: ScriptArguments.ReplyField, then the quotas at seen_at
+local function reply(status, seen_at, waited, retry_after, limited, sequence)
+	local result = { status, now, waited, retry_after, limited and 1 or 0, in_flight, sequence, before_version,
+		before_tokens, before_updated, tokens or 0, updated or 0 }
+	if capacity > 0 then
+		local qt, qu = refill(tokens, updated, seen_at)
+		result[#result + 1] = qt
+		result[#result + 1] = (qt >= capacity) and 0 or (bucket_available_at(qt, qu, seen_at, qt + 1) - seen_at)
+	end
+	for i = 1, window_count do
+		result[#result + 1] = window_remaining(i, seen_at)
+		result[#result + 1] = window_until_more(i, seen_at)
+	end
+	return result
+end
+
+if concurrency_full or wait > max_wait or not commit then
+	-- nothing taken: only what left the windows is written, the expiry stays
+	if #changes > 0 then
+		redis.call('HSET', state_key, unpack(changes))
+	end
+	local permitted = not concurrency_full and wait <= max_wait
+	local retry_after = 0
+	if not permitted then
+		retry_after = wait
+		if concurrency_full then
+			-- when a permit is likely back: the oldest lease's typical hold, within its timeout
+			local oldest = tonumber(redis.call('ZRANGE', lease_key, 0, 0, 'WITHSCORES')[2])
+			local held = math.max(0, now - oldest)
+			local typical = h['hold'] or 0
+			local estimate = held
+			if typical > held then
+				estimate = typical - held
+			elseif typical > 0 then
+				estimate = typical
+			end
+			retry_after = math.max(wait, math.min(math.max(estimate, 1000), oldest + lease_timeout - now))
+		end
+	end
+	return reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
+end
+
+if capacity > 0 then
+	if at ~= now then
+		tokens, updated = refill(before_tokens, before_updated, at)
+	end
+	tokens = tokens - cost
+	put('tokens', tokens)
+	put('updated', updated)
+	put('version', before_version + 1)
+end
+local sequence = 0
+if window_count > 0 or lease_key then
+	sequence = (h['sequence'] or 0) + 1
+	put('sequence', sequence)
+	for i = 1, window_count do
+		if counters then
+			local start, previous, current, last = counter_window(i)
+			put('undo-start:' .. i, start)
+			put('undo-previous:' .. i, previous)
+			put('undo-current:' .. i, current)
+			put('undo-admitted:' .. i, last)
+			put('undo:' .. i, sequence)
+			prune(i, at)
+			put('current:' .. i, (h['current:' .. i] or 0) + cost)
+			put('admitted:' .. i, math.max(last, at))
+			if not h['start:' .. i] then
+				put('start:' .. i, start)
+			end
+		else
+			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
+			put('held:' .. i, (h['held:' .. i] or 0) + cost)
+			if cost > 1 then
+				put('heavy:' .. i, (h['heavy:' .. i] or 0) + cost - 1)
+			end
+			put('latest:' .. i, at)
+		end
+	end
+	if lease_key then
+		redis.call('ZADD', lease_key, at, string.format('%d', sequence))
+		in_flight = in_flight + 1
+	end
+end
+finish(true)
+return reply(1, at, wait, 0, false, sequence)

@@ -1,0 +1,256 @@
+-- Shared by decide.lua, give_back.lua and release.lua: RedisScriptRunner prepends this file to each
+-- when it loads them. One rate limiter, one user key; the rules mirror
+-- dev.resilience.ratelimit.LimiterAlgorithm.
+--
+-- Times are integer microseconds of the server's clock (TIME): about 1.7e15 today, exact in a Lua
+-- number (a double) below 2^53. ScriptArguments checks at startup that every product formed here
+-- (capacity * refill period, limit * period) stays below 2^53 too. Numbers go to redis.call as
+-- Lua numbers, which Redis writes with 17 significant digits: exact for these integers. (Lua's own
+-- tostring and '..' keep only 14: a time in a string is made with string.format('%d').)
+--
+-- Speed: Redis runs one script at a time, so the server's time per call caps a hot key for every
+-- instance together. Per call, each redis.call costs about as much as the arithmetic of a
+-- decision, and each function defined costs a closure; so the state is one hash read with one
+-- HMGET and written with one HSET, and functions are defined only for what the limiter has.
+--
+-- KEYS[1]        the state hash, fields:
+--                  tokens, updated, version   the token bucket: tokens at a time (a time in the
+--                                             future is a reservation), and its version, counted
+--                                             up by every change, for an exact give-back
+--                  sequence                   the latest admitted call's number: it names the
+--                                             call's window entries and lease
+--                  hold                       how long a permit is typically held (Retry-After)
+--                  exact window i             held:i the cost of its entries, heavy:i the part of
+--                                             it above one per entry, latest:i its newest entry
+--                  counter window i           start:i, previous:i, current:i, admitted:i (the
+--                                             latest admission), undo:i the latest admission's
+--                                             sequence and undo-start:i, undo-previous:i,
+--                                             undo-current:i, undo-admitted:i the window before it
+-- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time
+-- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
+--
+-- ARGV starts with the limiter's settings (ScriptArguments.Setting), the same for every call; the
+-- call's own inputs follow from ARGV[CALL] on, named at the top of each script.
+local capacity = tonumber(ARGV[1]) -- 0: no token bucket
+local refill_tokens = tonumber(ARGV[2])
+local refill_period = tonumber(ARGV[3])
+local interval = ARGV[4] == '1' -- whole periods at once, else greedily
+local counters = ARGV[5] == '1' -- windows as counters, else exact logs
+local max_concurrent = tonumber(ARGV[6]) -- 0: no concurrency permits
+local lease_timeout = tonumber(ARGV[7])
+local window_count = tonumber(ARGV[8])
+local limits, periods = {}, {} -- window i: ARGV[7 + 2i], ARGV[8 + 2i]
+local CALL = 9 + 2 * window_count
+
+local state_key = KEYS[1]
+local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
+
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+
+-- The state's fields, read once; the changes, written once by finish().
+local fields = {}
+if capacity > 0 then
+	fields = { 'tokens', 'updated', 'version' }
+end
+if window_count > 0 or lease_key then
+	fields[#fields + 1] = 'sequence'
+end
+if lease_key then
+	fields[#fields + 1] = 'hold'
+end
+for i = 1, window_count do
+	limits[i] = tonumber(ARGV[7 + 2 * i])
+	periods[i] = tonumber(ARGV[8 + 2 * i])
+	if counters then
+		for _, f in ipairs({ 'start:', 'previous:', 'current:', 'admitted:', 'undo:', 'undo-start:', 'undo-previous:',
+			'undo-current:', 'undo-admitted:' }) do
+			fields[#fields + 1] = f .. i
+		end
+	else
+		fields[#fields + 1] = 'held:' .. i
+		fields[#fields + 1] = 'heavy:' .. i
+		fields[#fields + 1] = 'latest:' .. i
+	end
+end
+local h = {}
+local changes = {}
+
+local function load()
+	if #fields > 0 then
+		local stored = redis.call('HMGET', state_key, unpack(fields))
+		for i = 1, #fields do
+			h[fields[i]] = tonumber(stored[i])
+		end
+	end
+end
+
+local function put(field, value)
+	h[field] = value
+	changes[#changes + 1] = field
+	changes[#changes + 1] = value -- a field put twice: HSET keeps the last
+end
+
+-- floor(a / b) and ceil(a / b) for integers 0 <= a < 2^53, b > 0, exact despite doubles
+local function fdiv(a, b)
+	local q = math.floor(a / b)
+	if q * b > a then
+		q = q - 1
+	elseif (q + 1) * b <= a then
+		q = q + 1
+	end
+	return q
+end
+
+local function cdiv(a, b)
+	local q = fdiv(a, b)
+	if q * b < a then
+		q = q + 1
+	end
+	return q
+end
+
+-- Token bucket (TokenBucket.java): the tokens at a time, and the time they are counted from.
+local function refill(tokens, updated, at)
+	local elapsed = at - updated
+	local missing = capacity - tokens
+	if elapsed <= 0 then
+		return tokens, updated
+	end
+	if missing <= 0 then
+		if interval then
+			return tokens, updated + fdiv(elapsed, refill_period) * refill_period
+		end
+		return tokens, at
+	end
+	if interval then
+		local periods_passed = fdiv(elapsed, refill_period)
+		if periods_passed == 0 then
+			return tokens, updated
+		end
+		if periods_passed >= cdiv(missing, refill_tokens) then
+			return capacity, updated + periods_passed * refill_period
+		end
+		return tokens + periods_passed * refill_tokens, updated + periods_passed * refill_period
+	end
+	if elapsed >= cdiv(missing * refill_period, refill_tokens) then
+		return capacity, at
+	end
+	local added = fdiv(elapsed * refill_tokens, refill_period)
+	if added == 0 then
+		return tokens, updated
+	end
+	-- keep the fraction of the next token already earned
+	return tokens + added, updated + cdiv(added * refill_period, refill_tokens)
+end
+
+-- the earliest time, not before not_before, at which the bucket holds c tokens
+local function bucket_available_at(tokens, updated, not_before, c)
+	local rt, ru = refill(tokens, updated, not_before)
+	local earliest = math.max(not_before, ru)
+	local missing = c - rt
+	if missing <= 0 then
+		return earliest
+	end
+	local wait
+	if interval then
+		wait = cdiv(missing, refill_tokens) * refill_period
+	else
+		wait = cdiv(missing * refill_period, refill_tokens)
+	end
+	return math.max(earliest, ru + wait)
+end
+
+-- Counter windows (WindowCounter.java): start of the current window, counts of the previous and
+-- the current one, the latest admission.
+local function counter_window(i)
+	return h['start:' .. i] or now, h['previous:' .. i] or 0, h['current:' .. i] or 0, h['admitted:' .. i] or -1
+end
+
+local function window_start(start, period, at)
+	return start + fdiv(at - start, period) * period
+end
+
+local function previous_count_at(start, previous, current, period, ws)
+	if ws == start then
+		return previous
+	end
+	return (ws - start == period) and current or 0
+end
+
+-- Expiry: each key lives exactly as long as it differs from a new key's state.
+
+local function expire(key, horizon)
+	if horizon > now then
+		redis.call('PEXPIRE', key, cdiv(horizon - now, 1000))
+	else
+		redis.call('DEL', key)
+	end
+end
+
+-- Writes the changes and sets every key's expiry; windows_changed: whether the exact windows'
+-- newest entries may have changed (else their keys keep their expiry).
+local function finish(windows_changed)
+	local horizon = now
+	if capacity > 0 and h['tokens'] then
+		horizon = math.max(horizon, bucket_available_at(h['tokens'], h['updated'], h['updated'], capacity))
+	end
+	for i = 1, window_count do
+		local period = periods[i]
+		if counters then
+			local start, previous, current = counter_window(i)
+			if current > 0 then
+				horizon = math.max(horizon, start + 2 * period)
+			elseif previous > 0 then
+				horizon = math.max(horizon, start + period)
+			end
+		elseif (h['held:' .. i] or 0) > 0 then
+			local until_empty = h['latest:' .. i] + period
+			if until_empty <= now then
+				-- every entry has left the window
+				put('held:' .. i, 0)
+				put('heavy:' .. i, 0)
+			end
+			if windows_changed or until_empty <= now then
+				expire(KEYS[1 + i], until_empty)
+			end
+			horizon = math.max(horizon, until_empty)
+		end
+	end
+	if lease_key then
+		local newest = redis.call('ZRANGE', lease_key, -1, -1, 'WITHSCORES')
+		if #newest > 0 then
+			local until_free = tonumber(newest[2]) + lease_timeout
+			expire(lease_key, until_free)
+			horizon = math.max(horizon, until_free)
+		end
+	end
+	if horizon <= now then
+		redis.call('DEL', state_key)
+		return
+	end
+	if #changes > 0 then
+		redis.call('HSET', state_key, unpack(changes))
+	end
+	redis.call('PEXPIRE', state_key, cdiv(horizon - now, 1000))
+end
+
+-- Returns a lease, if it is still held: used, it updates the typical hold.
+local function return_lease(sequence, used)
+	local start = redis.call('ZSCORE', lease_key, sequence)
+	if not start then
+		return
+	end
+	redis.call('ZREM', lease_key, sequence)
+	if used then
+		local held = math.max(0, now - tonumber(start))
+		local typical = h['hold'] or 0
+		if typical == 0 then
+			put('hold', math.max(1, held))
+		else
+			local step = (held - typical) / 8
+			step = (step >= 0) and math.floor(step) or math.ceil(step)
+			put('hold', math.max(1, typical + step))
+		end
+	end
+end

@@ -1,0 +1,10 @@
+-- Returns a call's concurrency permit (its lease), if it still holds one, and learns from how
+-- long it was held.
+local sequence = ARGV[CALL] -- the call's number, its lease's member
+
+if redis.call('EXISTS', state_key) == 1 then
+	load()
+	return_lease(sequence, true)
+	finish(false)
+end
+return { 1 }
