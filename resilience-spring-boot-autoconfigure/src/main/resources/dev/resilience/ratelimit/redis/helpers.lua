@@ -162,20 +162,24 @@ local function bucket_available_at(tokens, updated, not_before, c)
 end
 
 -- Counter windows (WindowCounter.java): start of the current window, counts of the previous and
--- the current one, the latest admission.
-local function counter_window(i)
-	return h['start:' .. i] or now, h['previous:' .. i] or 0, h['current:' .. i] or 0, h['admitted:' .. i] or -1
-end
-
-local function window_start(start, period, at)
-	return start + fdiv(at - start, period) * period
-end
-
-local function previous_count_at(start, previous, current, period, ws)
-	if ws == start then
-		return previous
+-- the current one, the latest admission. Defined only when used, as every function here: each
+-- definition costs a closure per call.
+local counter_window, window_start, previous_count_at
+if counters and window_count > 0 then
+	counter_window = function(i)
+		return h['start:' .. i] or now, h['previous:' .. i] or 0, h['current:' .. i] or 0, h['admitted:' .. i] or -1
 	end
-	return (ws - start == period) and current or 0
+
+	window_start = function(start, period, at)
+		return start + fdiv(at - start, period) * period
+	end
+
+	previous_count_at = function(start, previous, current, period, ws)
+		if ws == start then
+			return previous
+		end
+		return (ws - start == period) and current or 0
+	end
 end
 
 -- Expiry: each key lives exactly as long as it differs from a new key's state.
@@ -236,21 +240,24 @@ local function finish(windows_changed)
 end
 
 -- Returns a lease, if it is still held: used, it updates the typical hold.
-local function return_lease(sequence, used)
-	local start = redis.call('ZSCORE', lease_key, sequence)
-	if not start then
-		return
-	end
-	redis.call('ZREM', lease_key, sequence)
-	if used then
-		local held = math.max(0, now - tonumber(start))
-		local typical = h['hold'] or 0
-		if typical == 0 then
-			put('hold', math.max(1, held))
-		else
-			local step = (held - typical) / 8
-			step = (step >= 0) and math.floor(step) or math.ceil(step)
-			put('hold', math.max(1, typical + step))
+local return_lease
+if lease_key then
+	return_lease = function(sequence, used)
+		local start = redis.call('ZSCORE', lease_key, sequence)
+		if not start then
+			return
+		end
+		redis.call('ZREM', lease_key, sequence)
+		if used then
+			local held = math.max(0, now - tonumber(start))
+			local typical = h['hold'] or 0
+			if typical == 0 then
+				put('hold', math.max(1, held))
+			else
+				local step = (held - typical) / 8
+				step = (step >= 0) and math.floor(step) or math.ceil(step)
+				put('hold', math.max(1, typical + step))
+			end
 		end
 	end
 end

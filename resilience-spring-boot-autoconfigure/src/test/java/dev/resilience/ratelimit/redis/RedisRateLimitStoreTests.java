@@ -141,6 +141,21 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void exactWindowWhoseEntriesExpiredBesideALongerLivedBucketAdmitsAgain() {
+		// The window's set expires with its newest entry; the state, kept by the slow bucket, must
+		// not go on counting the entries that went with it.
+		RateLimiter limiter = limiter("outlived", RateLimiterSettings.builder()
+			.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(1, Duration.ofMillis(100)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		StoreContractTests.sleep(300);
+		assertThat(server.keys(this.prefix + "outlived:*")).hasSize(1);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
 	void keyWhoseStateIsBackToNewIsDeleted() {
 		RateLimiter limiter = limiter("returned", RateLimiterSettings.builder().maxConcurrent(2, Duration.ofMinutes(1)));
 		limiter.acquire("k", 1, Duration.ZERO).close();
