@@ -30,7 +30,10 @@ public final class RedisBenchmarkReport {
 			int equals = arg.indexOf('=');
 			options.put(arg.substring(0, equals), arg.substring(equals + 1));
 		}
-		Map<String, Double> scores = scores(Files.readAllLines(Path.of(options.get("jmh"))));
+		Map<String, Double> scores = new HashMap<>();
+		for (String csv : options.get("jmh").split(",")) {
+			scores.putAll(scores(Files.readAllLines(Path.of(csv))));
+		}
 		List<String> commands = Files.readAllLines(Path.of(options.get("commands")));
 		String section = section(scores, commands, options.get("settings"));
 		Path out = Path.of(options.get("out"));
