@@ -1,0 +1,75 @@
+package dev.resilience.benchmarks;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+import dev.resilience.Ticker;
+import dev.resilience.retry.RetryBudget;
+import dev.resilience.retry.RetryBudgetSettings;
+
+/**
+ * A benchmark of one retry budget shared by its callers, used as a retried call uses it: every
+ * call records its first attempt, and every fourth call fails and asks the budget for a retry.
+ * The budget allows 0.2 retries per first attempt plus 10 per second over a window of 1 s, so
+ * a share of the asks is granted and the rest refused, and the window slides on the system
+ * clock while the benchmark runs. One thread, and two threads sharing the budget.
+ * <p>
+ * The window is 1 s rather than the default 10 s so that a budget that keeps one entry per
+ * call in the window (the design before issue 14) fits in the fork's heap at this call rate.
+ * <pre class="code">
+ * benchmarks/run.sh RetryBudgetBenchmark
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = { "-Xms1g", "-Xmx1g" })
+@Warmup(iterations = 2, time = 1)
+@Measurement(iterations = 3, time = 1)
+public class RetryBudgetBenchmark {
+
+	private RetryBudget budget;
+
+	@Setup
+	public void setup() {
+		this.budget = new RetryBudget(new RetryBudgetSettings(0.2, Duration.ofSeconds(1), 10), Ticker.system());
+	}
+
+	@Benchmark
+	@Threads(1)
+	public boolean oneThread(Caller caller) {
+		return call(caller);
+	}
+
+	@Benchmark
+	@Threads(2)
+	public boolean twoThreads(Caller caller) {
+		return call(caller);
+	}
+
+	private boolean call(Caller caller) {
+		this.budget.recordFirstAttempt();
+		return ((++caller.calls & 3) == 0) && this.budget.tryRetry();
+	}
+
+	/** One calling thread's count of its calls: every fourth one fails. */
+	@State(Scope.Thread)
+	public static class Caller {
+
+		int calls;
+
+	}
+
+}
