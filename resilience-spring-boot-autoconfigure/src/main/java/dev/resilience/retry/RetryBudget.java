@@ -85,12 +85,12 @@ public final class RetryBudget {
 				window = moveTo(window, window.epoch + 1);
 				continue;
 			}
-			// A caller that read the clock before the bucket opened decides as of its start.
-			long now = Math.max(read, window.start);
-			if (available(window, now, word) < 1) {
+			if (available(window, read, word) < 1) {
 				return false;
 			}
-			if (window.grant(word, now)) {
+			// A caller that read the clock before the bucket opened retries as of its start: the
+			// retry is counted there, and must not leave the window before the bucket's others.
+			if (window.grant(word, Math.max(read, window.start))) {
 				return true;
 			}
 		}
@@ -101,9 +101,9 @@ public final class RetryBudget {
 	 * @return the retries left, never negative
 	 */
 	public long available() {
-		long read = this.ticker.read();
-		RetryBudgetWindow window = windowAt(read);
-		return available(window, Math.max(read, window.start), window.retries());
+		long now = this.ticker.read();
+		RetryBudgetWindow window = windowAt(now);
+		return available(window, now, window.retries());
 	}
 
 	private long available(RetryBudgetWindow window, long now, long retries) {
