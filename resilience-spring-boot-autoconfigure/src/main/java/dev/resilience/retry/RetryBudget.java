@@ -12,9 +12,11 @@ import dev.resilience.Ticker;
  * The window is kept in {@value #BUCKETS} buckets of a hundredth of it each, not as a log of
  * every call, so a budget holds the same few kilobytes at any call rate. Counting by bucket is
  * approximate, and always towards fewer retries: it never grants a retry the exact rule would
- * refuse. A first attempt deposits for at least the window less two buckets (2% of it), and a
- * retry counts against the budget for at most the window plus one bucket (1% of it); within
- * one window both are exact.
+ * refuse. A first attempt deposits for at least the window less two buckets (2% of it; less one
+ * bucket when the window in nanoseconds is a multiple of 100), and a retry counts against the
+ * budget until the latest retry of its bucket leaves the window, at most one bucket (1%) longer
+ * than its own. A first attempt recorded while the budget moves to a new bucket may be lost,
+ * which can only refuse a retry.
  */
 public final class RetryBudget {
 
