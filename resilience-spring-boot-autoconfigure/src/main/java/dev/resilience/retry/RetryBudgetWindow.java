@@ -24,7 +24,9 @@ import java.util.concurrent.atomic.LongAdder;
  * window during the current bucket (at most two buckets) are checked against the time.
  * <p>
  * The history arrays are indexed by age: index {@code a} holds bucket {@code epoch - 1 - a}.
- * They are never written after construction; the live counters are. Thread safe.
+ * They are never written after construction, only copied, shifted, into the next bucket's: a
+ * few hundred numbers once per bucket width, which keeps every bucket's state immutable but for
+ * its own live counters. Thread safe.
  */
 final class RetryBudgetWindow {
 

@@ -243,6 +243,45 @@ class RetryBudgetTests {
 	}
 
 	@Test
+	void twoBucketsMayLeaveDuringOneAndEachRetryLeavesOnTime() {
+		// 1,005 ns in buckets of 10 ns: during the bucket from 1,010 both the retry made at 8
+		// (first bucket) and the one made at 12 (second bucket) leave, at 1,013 and 1,017.
+		RetryBudgetSettings settings = new RetryBudgetSettings(0, Duration.ofNanos(1005), 2_000_000);
+		RetryBudget budget = new RetryBudget(settings, this.ticker);
+		assertThat(budget.getSettings()).isSameAs(settings);
+		assertThat(budget.available()).isEqualTo(3);
+		this.ticker.advanceNanos(8);
+		retry(budget, 1);
+		this.ticker.advanceNanos(4);
+		retry(budget, 1);
+		this.ticker.advanceNanos(1000);
+		assertThat(budget.available()).isEqualTo(1);
+		this.ticker.advanceNanos(1);
+		assertThat(budget.available()).isEqualTo(2);
+		this.ticker.advanceNanos(3);
+		assertThat(budget.available()).isEqualTo(2);
+		this.ticker.advanceNanos(1);
+		assertThat(budget.available()).isEqualTo(3);
+	}
+
+	@Test
+	void aSealedBucketGrantsNoMoreAndKeepsItsCount() {
+		RetryBudgetWindow window = RetryBudgetWindow.first(0, 100, 1000, 10);
+		assertThat(window.grant(0, 5)).isTrue();
+		assertThat(window.grant(0, 6)).isFalse();
+		window.seal();
+		window.seal();
+		assertThat(window.retryWord()).isNegative();
+		assertThat(window.retries()).isEqualTo(1);
+		assertThat(window.grant(1, 7)).isFalse();
+		RetryBudgetWindow empty = RetryBudgetWindow.first(0, 100, 1000, 10);
+		empty.seal();
+		assertThat(empty.retryWord()).isNegative();
+		assertThat(empty.grant(0, 5)).isFalse();
+		assertThat(empty.retries()).isZero();
+	}
+
+	@Test
 	void theRatioRoundsDownAndTheReserveIsAddedWhole() {
 		RetryBudget budget = new RetryBudget(new RetryBudgetSettings(1.0 / 3, Duration.ofMillis(2100), 3),
 				this.ticker);
