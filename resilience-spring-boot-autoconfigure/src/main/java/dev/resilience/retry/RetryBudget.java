@@ -44,6 +44,9 @@ public final class RetryBudget {
 
 	private final long width;
 
+	/** {@link RetryBudgetSettings#reserve()}, worked out once. */
+	private final long reserve;
+
 	/**
 	 * Creates an empty budget.
 	 * @param settings the budget's settings
@@ -55,6 +58,7 @@ public final class RetryBudget {
 		this.origin = ticker.read();
 		this.windowNanos = nanos(settings);
 		this.width = Math.max(1, this.windowNanos / BUCKETS);
+		this.reserve = settings.reserve();
 		// Older buckets than this hold nothing that can count: their latest retry has left.
 		int history = (int) ((this.windowNanos - 1) / this.width + 1);
 		this.current = new AtomicReference<>(RetryBudgetWindow.first(this.origin, history, this.windowNanos, this.width));
@@ -111,7 +115,7 @@ public final class RetryBudget {
 	private long available(RetryBudgetWindow window, long now, long retries) {
 		// The epsilon keeps 0.1 * 30 from rounding down to 2.
 		long deposited = (long) Math.floor(this.settings.ratio() * window.deposits() + 1e-9);
-		long allowed = RetryBudgetWindow.saturatedAdd(deposited, this.settings.reserve());
+		long allowed = RetryBudgetWindow.saturatedAdd(deposited, this.reserve);
 		return Math.max(0, allowed - window.spent(now, retries, this.windowNanos));
 	}
 

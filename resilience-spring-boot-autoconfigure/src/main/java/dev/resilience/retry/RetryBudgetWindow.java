@@ -30,23 +30,17 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class RetryBudgetWindow {
 
-	/** The bit {@link #retries} carries once the bucket is closed: no retry may be added to it. */
+	/** The bit the retry count carries once the bucket is closed: no retry may be added to it. */
 	private static final long SEALED = Long.MIN_VALUE;
 
-	private static final VarHandle RETRIES;
+	/** The live retry words as one array's elements, compare-and-set in place. */
+	private static final VarHandle LIVE = MethodHandles.arrayElementVarHandle(long[].class);
 
-	private static final VarHandle LAST_RETRY_AT;
+	/** Where the retry count lies in {@link #live}: a cache line of padding on either side. */
+	private static final int RETRIES = 8;
 
-	static {
-		try {
-			MethodHandles.Lookup lookup = MethodHandles.lookup();
-			RETRIES = lookup.findVarHandle(RetryBudgetWindow.class, "retries", long.class);
-			LAST_RETRY_AT = lookup.findVarHandle(RetryBudgetWindow.class, "lastRetryAt", long.class);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new ExceptionInInitializerError(ex);
-		}
-	}
+	/** Where the latest retry's time lies in {@link #live}. */
+	private static final int LAST_RETRY_AT = 9;
 
 	/** The bucket's number, counted from the budget's origin. */
 	final long epoch;
@@ -81,19 +75,18 @@ final class RetryBudgetWindow {
 	 * granted one by one against the budget, so they are a single word changed by compare-and-set
 	 * (its check and its increment must be one step); closing the bucket sets SEALED in the same
 	 * word, so a retry is either counted before the bucket closes or tried again in the next one.
+	 * That word and the latest retry's time sit in the middle of an array padded by a cache line
+	 * on either side: a granted retry then does not evict the fields above, which every call reads.
 	 */
 	final LongAdder firstAttempts = new LongAdder();
 
-	@SuppressWarnings("unused") // through RETRIES
-	private volatile long retries;
-
-	@SuppressWarnings("unused") // through LAST_RETRY_AT
-	private volatile long lastRetryAt = Long.MIN_VALUE;
+	private final long[] live = new long[RETRIES + 10];
 
 	private RetryBudgetWindow(long epoch, long start, long[] firstAttemptsByAge, long[] retriesByAge,
 			long[] lastRetryAtByAge, long windowNanos, long width) {
 		this.epoch = epoch;
 		this.start = start;
+		this.live[LAST_RETRY_AT] = Long.MIN_VALUE;
 		this.firstAttemptsByAge = firstAttemptsByAge;
 		this.retriesByAge = retriesByAge;
 		this.lastRetryAtByAge = lastRetryAtByAge;
@@ -161,7 +154,7 @@ final class RetryBudgetWindow {
 			int shift = (int) gap;
 			firstAttempts[shift - 1] = this.firstAttempts.sum();
 			retried[shift - 1] = retries();
-			lastRetryAt[shift - 1] = (long) LAST_RETRY_AT.getVolatile(this);
+			lastRetryAt[shift - 1] = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);
 			int kept = history - shift;
 			System.arraycopy(this.firstAttemptsByAge, 0, firstAttempts, shift, kept);
 			System.arraycopy(this.retriesByAge, 0, retried, shift, kept);
@@ -201,7 +194,7 @@ final class RetryBudgetWindow {
 	 * @return the count
 	 */
 	long retries() {
-		return (long) RETRIES.getVolatile(this) & ~SEALED;
+		return (long) LIVE.getVolatile(this.live, RETRIES) & ~SEALED;
 	}
 
 	/**
@@ -209,7 +202,7 @@ final class RetryBudgetWindow {
 	 * @return the word
 	 */
 	long retryWord() {
-		return (long) RETRIES.getVolatile(this);
+		return (long) LIVE.getVolatile(this.live, RETRIES);
 	}
 
 	/**
@@ -221,18 +214,18 @@ final class RetryBudgetWindow {
 	 */
 	boolean grant(long seen, long at) {
 		// The time goes first: whoever seals the bucket after the count sees it.
-		long last = (long) LAST_RETRY_AT.getVolatile(this);
-		while (at > last && !LAST_RETRY_AT.compareAndSet(this, last, at)) {
-			last = (long) LAST_RETRY_AT.getVolatile(this);
+		long last = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);
+		while (at > last && !LIVE.compareAndSet(this.live, LAST_RETRY_AT, last, at)) {
+			last = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);
 		}
-		return RETRIES.compareAndSet(this, seen, seen + 1);
+		return LIVE.compareAndSet(this.live, RETRIES, seen, seen + 1);
 	}
 
 	/** Closes the bucket to retries: from now on {@link #grant} fails and the count is final. */
 	void seal() {
-		long word = (long) RETRIES.getVolatile(this);
-		while (word >= 0 && !RETRIES.compareAndSet(this, word, word | SEALED)) {
-			word = (long) RETRIES.getVolatile(this);
+		long word = (long) LIVE.getVolatile(this.live, RETRIES);
+		while (word >= 0 && !LIVE.compareAndSet(this.live, RETRIES, word, word | SEALED)) {
+			word = (long) LIVE.getVolatile(this.live, RETRIES);
 		}
 	}
 
