@@ -94,6 +94,8 @@ final class RetryBudgetWindow {
 		long depositingAges = windowNanos / width - 1;
 		long deposits = 0;
 		long counted = 0;
+		// Each bucket's latest retry lies inside it, and those that leave during this bucket lie
+		// within a bucket's width of each other: two buckets at most.
 		int leaving = 0;
 		long[] leavingRetries = new long[2];
 		long[] leavingAt = new long[2];
