@@ -422,7 +422,7 @@ public final class BenchmarkReport {
 
 	private void appendRetryBudget(StringBuilder md) {
 		md.append("## 8. Retry budget\n\n");
-		md.append("One retry budget (ratio 0.2, 10 retries per second, window 1 s) used as a retried call uses ")
+		md.append("One retry budget (ratio 0.2, 10 retries per second, window 100 ms) used as a retried call uses ")
 			.append("it: every call records its first attempt, every fourth asks for a retry, granted or refused; ")
 			.append("one thread, and two threads sharing the budget. Ours (100 time buckets, no lock) against ")
 			.append("the same rule kept exactly in a log of every call under a lock, as our budget was built ")

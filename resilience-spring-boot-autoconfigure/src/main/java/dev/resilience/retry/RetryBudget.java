@@ -121,7 +121,11 @@ public final class RetryBudget {
 
 	/** The current bucket, moved on first if {@code now} lies past it. */
 	private RetryBudgetWindow windowAt(long now) {
-		return moveTo(this.current.get(), Math.floorDiv(now - this.origin, this.width));
+		RetryBudgetWindow window = this.current.get();
+		if (now - window.start < this.width) {
+			return window; // the usual case, without a division
+		}
+		return moveTo(window, Math.floorDiv(now - this.origin, this.width));
 	}
 
 	/** The current bucket once it is at least {@code epoch}, given one that was current. */
