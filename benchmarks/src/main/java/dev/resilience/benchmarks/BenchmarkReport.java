@@ -46,6 +46,8 @@ public final class BenchmarkReport {
 
 	private static final String ASYNC = "AsyncCallBenchmark";
 
+	private static final String RETRY_BUDGET = "RetryBudgetBenchmark";
+
 	private static final List<String> ONE_KEY_COMPETITORS = List.of("resilience4j", "bucket4j", "guava");
 
 	private static final long HIGH_LIMIT = 1_000_000;
@@ -261,6 +263,7 @@ public final class BenchmarkReport {
 		appendMemory(md);
 		appendPool(md);
 		appendAsync(md);
+		appendRetryBudget(md);
 		md.append("## How to run\n\n");
 		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
 		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
@@ -306,6 +309,8 @@ public final class BenchmarkReport {
 				one(ASYNC, "mono", "resilience4j"), 2);
 		compare(md, "Annotated `CompletableFuture`: ours ≥ 2× Resilience4j's @Retry", one(ASYNC, "future", "ours"),
 				one(ASYNC, "future", "resilience4j"), 2);
+		compare(md, "Retry budget, 2 threads: ours ≥ 2× the exact log under a lock it was before issue 14",
+				one(RETRY_BUDGET, "twoThreads", "ours"), one(RETRY_BUDGET, "twoThreads", "locked_log"), 2);
 		Double ours = this.bytesPerKey.get("ours");
 		target(md, "Heap per recently used bucket-only key: ours ≤ 150 B",
 				(ours != null) ? bytes(ours) : "", (ours != null) ? ours <= 150 : null);
@@ -415,6 +420,17 @@ public final class BenchmarkReport {
 				(result) -> result.method().equals("mono") ? "`Mono`, rate limited" : "`CompletableFuture`, retried");
 	}
 
+	private void appendRetryBudget(StringBuilder md) {
+		md.append("## 8. Retry budget\n\n");
+		md.append("One retry budget (ratio 0.2, 10 retries per second, window 100 ms) used as a retried call uses ")
+			.append("it: every call records its first attempt, every fourth asks for a retry, granted or refused; ")
+			.append("one thread, and two threads sharing the budget. Ours (100 time buckets, no lock) against ")
+			.append("the same rule kept exactly in a log of every call under a lock, as our budget was built ")
+			.append("before issue 14.\n\n");
+		table(md, find(RETRY_BUDGET, null, null), List.of("locked_log"), "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
 	private void appendMemory(StringBuilder md) {
 		md.append("## 5. Heap per key\n\n");
 		md.append("Heap retained per recently used key of a bucket-only limiter, over ")
@@ -507,6 +523,7 @@ public final class BenchmarkReport {
 			case "bucket4j_caffeine" -> "Bucket4j in Caffeine";
 			case "guava" -> "Guava";
 			case "clock_only" -> "clock read alone (the floor)";
+			case "locked_log" -> "exact log under a lock (before issue 14)";
 			default -> impl;
 		};
 	}

@@ -100,6 +100,22 @@ class BenchmarkReportTests {
 			.contains("| `Mono`, rate limited | ours | 3.00 | 0.2000 | 3.00× |\n| `Mono`, rate limited | Resilience4j | 1.00 | 0.1000 | — |\n| `Mono`, rate limited | plain | 50.00 | 5.00 | — |");
 	}
 
+	@Test
+	void toMarkdownComparesTheRetryBudgetWithTheLockedLog() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0),
+				"\"dev.resilience.benchmarks.RetryBudgetBenchmark.oneThread\",\"thrpt\",1,3,30.0,1.0,\"ops/us\",ours,",
+				"\"dev.resilience.benchmarks.RetryBudgetBenchmark.oneThread\",\"thrpt\",1,3,20.0,1.0,\"ops/us\",locked_log,",
+				"\"dev.resilience.benchmarks.RetryBudgetBenchmark.twoThreads\",\"thrpt\",2,3,40.0,2.0,\"ops/us\",ours,",
+				"\"dev.resilience.benchmarks.RetryBudgetBenchmark.twoThreads\",\"thrpt\",2,3,10.0,1.0,\"ops/us\",locked_log,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		assertThat(line(markdown, "Retry budget, 2 threads: ours ≥ 2×")).contains("40.00 vs 10.00 ops/µs = 4.00×")
+			.endsWith("| **met** |");
+		assertThat(markdown).contains("## 8. Retry budget")
+			.contains("| Threads | Implementation | ops/µs | ± error | ours ÷ exact log under a lock (before issue 14) |")
+			.contains("| 1 | ours | 30.00 | 1.00 | 1.50× |")
+			.contains("| 2 | ours | 40.00 | 2.00 | 4.00× |\n| 2 | exact log under a lock (before issue 14) | 10.00 | 1.00 | — |");
+	}
+
 	private static String line(String markdown, String containing) {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}
