@@ -241,9 +241,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		result.whenComplete((value, ex) -> {
 			if (result.isCancelled()) {
 				// Waiting: leaves the queue. Working: the work stopped midway, so the state of
-				// its connection is unknown, as at the deadline; the connection is invalidated.
+				// its connection is unknown, as at the deadline; the connection is invalidated,
+				// and closed once the work's stage lets go of it, not under work that goes on.
 				lease.checkout.cancel(false);
-				if (lease.invalidate()) {
+				if (lease.abandon()) {
 					cancel(work.get());
 				}
 			}
@@ -254,6 +255,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 			else if (!result.isDone()) {
 				start(lease, callback, result, work);
+			}
+			else {
+				// Cancelled as the connection came: the work never starts, so the lease lets go
+				// here (after the cancellation abandoned it, or in its place).
+				lease.invalidate();
 			}
 		});
 		return result;
@@ -908,14 +914,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		 * @return whether the outcome came; if not, the caller abandons the call
 		 */
 		boolean await(long nanos) throws InterruptedException {
-			for (int round = 0; round < Spin.ROUNDS; round++) {
+			long until = System.nanoTime() + nanos;
+			// The busy wait ends at the deadline too: on a busy machine its yields may be long.
+			for (int round = 0; round < Spin.ROUNDS && until - System.nanoTime() > 0; round++) {
 				if (this.state.get() == SETTLED) {
 					return true;
 				}
 				Spin.pause(round);
 			}
 			this.waiter = Thread.currentThread();
-			long until = System.nanoTime() + nanos;
 			while (this.state.get() != SETTLED) {
 				if (Thread.interrupted()) {
 					throw new InterruptedException();

@@ -9,16 +9,19 @@ package dev.resilience.pool;
 final class Spin {
 
 	/*
-	 * Chosen for speed. Sleeping and being woken costs a thread several microseconds, so waiting
-	 * a little longer busily pays when the hand-off usually comes sooner: on 2 cores a worker's
-	 * next task came 1 to 3 µs after its last one ended under a calling loop, and the outcome of
-	 * work that does nothing came as soon. 512 rounds last about 10 to 40 µs depending on the
-	 * processor's pause instruction and the cost of a yield; every 8th round yields the core, so
-	 * that on a busy machine a spinning thread lets the thread it waits for run.
+	 * Chosen for speed. Sleeping and being woken costs a thread several microseconds (a futex
+	 * wake and the scheduler's latency: a park/unpark round trip of two threads took 6 to 7 µs
+	 * on this 2-core machine), so waiting a little longer busily pays when the hand-off usually
+	 * comes sooner: under a calling loop a worker's next task comes 1 to 3 µs after its last one
+	 * ended, and the outcome of short work as soon. A pause took 0.1 to 0.3 µs here, so 256
+	 * rounds bound the busy wait to some tens of microseconds on an idle machine. Every 8th
+	 * round yields the core instead, so that on a busy machine the spinning thread lets others
+	 * run, the one it waits for among them; there a yield may last much longer, but it costs
+	 * nobody else the core.
 	 */
 
 	/** Rounds of a busy wait before the thread sleeps. */
-	static final int ROUNDS = 512;
+	static final int ROUNDS = 256;
 
 	private Spin() {
 	}
