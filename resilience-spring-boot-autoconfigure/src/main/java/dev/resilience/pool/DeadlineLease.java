@@ -148,6 +148,29 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	}
 
 	/**
+	 * Ends a held lease whose work was stopped midway, for {@link DeadlinePool#withConnectionAsync}:
+	 * as at the deadline, the connection is invalidated at once, which frees its place, but the
+	 * holder keeps its hold until it calls {@link #release} or {@link #invalidate}, since work that
+	 * was told to stop may still use the connection. No operation is recorded.
+	 * @return whether this call ended the lease
+	 */
+	boolean abandon() {
+		Handle<T> held = this.handle;
+		if (held == null) {
+			return false;
+		}
+		// Counted before the holder can see the lease abandoned, so the count never dips below zero.
+		this.pool.abandoned(1);
+		if (this.state.compareAndSet(HELD, EXPIRED)) {
+			cancelTimer();
+			this.pool.invalidateLater(held);
+			return true;
+		}
+		this.pool.abandoned(-1);
+		return false;
+	}
+
+	/**
 	 * Ends a held lease: the holder lets go of the handle, then the connection goes back or is
 	 * invalidated. After the deadline, only lets go.
 	 */

@@ -9,15 +9,12 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntConsumer;
 
 import io.micrometer.context.ContextSnapshot;
@@ -244,9 +241,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		result.whenComplete((value, ex) -> {
 			if (result.isCancelled()) {
 				// Waiting: leaves the queue. Working: the work stopped midway, so the state of
-				// its connection is unknown, as at the deadline; the connection is invalidated.
+				// its connection is unknown, as at the deadline; the connection is invalidated,
+				// and closed once the work's stage lets go of it, not under work that goes on.
 				lease.checkout.cancel(false);
-				if (lease.invalidate()) {
+				if (lease.abandon()) {
 					cancel(work.get());
 				}
 			}
@@ -257,6 +255,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 			else if (!result.isDone()) {
 				start(lease, callback, result, work);
+			}
+			else {
+				// Cancelled as the connection came: the work never starts, so the lease lets go
+				// here (after the cancellation abandoned it, or in its place).
+				lease.invalidate();
 			}
 		});
 		return result;
@@ -650,9 +653,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	private <R> R execute(Handle<T> handle, ConnectionCallback<T, R> callback, long start, Duration timeout) {
 		long started = this.ticker.read();
 		Call<R> call = new Call<>(handle, callback, this.contextSnapshots.captureAll());
-		FutureTask<@Nullable R> task = new FutureTask<>(call::run);
 		try {
-			this.workers.execute(task);
+			this.workers.execute(call);
 		}
 		catch (RejectedExecutionException ex) {
 			giveBack(handle);
@@ -660,24 +662,24 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 		long left = timeout.toNanos() - (started - start);
 		try {
-			R result = task.get(left, TimeUnit.NANOSECONDS);
-			operation(OperationOutcome.SUCCESS, started);
-			return result;
-		}
-		catch (ExecutionException ex) {
-			operation(OperationOutcome.ERROR, started);
-			throw sneakyThrow(ex.getCause());
-		}
-		catch (TimeoutException ex) {
-			abandon(call, task);
-			operation(OperationOutcome.TIMEOUT, started);
-			throw new OperationTimeoutException(this.name, timeout, Duration.ofNanos(this.ticker.read() - start));
+			if (!call.await(left)) {
+				abandon(call);
+				operation(OperationOutcome.TIMEOUT, started);
+				throw new OperationTimeoutException(this.name, timeout, Duration.ofNanos(this.ticker.read() - start));
+			}
 		}
 		catch (InterruptedException ex) {
-			abandon(call, task);
+			abandon(call);
 			Thread.currentThread().interrupt();
 			throw interrupted();
 		}
+		Throwable failure = call.failure;
+		if (failure != null) {
+			operation(OperationOutcome.ERROR, started);
+			throw sneakyThrow(failure);
+		}
+		operation(OperationOutcome.SUCCESS, started);
+		return call.value;
 	}
 
 	/**
@@ -686,15 +688,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 * moment has returned its connection itself; the caller still gives up, as its deadline has
 	 * passed.
 	 */
-	private void abandon(Call<?> call, FutureTask<?> task) {
-		if (call.state.compareAndSet(Call.NEW, Call.CANCELLED)) {
+	private void abandon(Call<?> call) {
+		if (call.claim(Call.NEW, Call.CANCELLED)) {
 			giveBack(call.handle);
 		}
 		else {
 			// Counted before the work can see itself abandoned, so the count never dips below zero.
 			this.abandoned.incrementAndGet();
-			if (call.state.compareAndSet(Call.RUNNING, Call.ABANDONED)) {
-				task.cancel(true);
+			if (call.claim(Call.RUNNING, Call.ABANDONING)) {
+				call.interrupt();
 				invalidateLater(call.handle);
 			}
 			else {
@@ -723,6 +725,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Tells the listeners of a checkout; one that throws cannot keep the caller from its connection. */
 	void checkout(CheckoutOutcome outcome, long waitedNanos) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
 		Duration waited = Duration.ofNanos(waitedNanos);
 		Listeners.tell(this.listeners, (listener) -> listener.onCheckout(this.name, outcome, waited), logger,
 				"Pool listener");
@@ -730,6 +735,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Tells the listeners of an operation; one that throws cannot change the caller's outcome. */
 	void operation(OperationOutcome outcome, long started) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
 		Duration duration = Duration.ofNanos(this.ticker.read() - started);
 		Listeners.tell(this.listeners, (listener) -> listener.onOperation(this.name, outcome, duration), logger,
 				"Pool listener");
@@ -780,11 +788,13 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	}
 
 	/**
-	 * One call's work, run by a worker thread. Its state moves once from {@code NEW} to
-	 * {@code RUNNING} (by the worker) or {@code CANCELLED} (by the caller at the deadline), and once
-	 * from {@code RUNNING} to {@code DONE} (by the worker) or {@code ABANDONED} (by the caller).
+	 * One call's work, run by a worker thread, and the caller's wait for it. Its state moves once
+	 * from {@code NEW} to {@code RUNNING} (by the worker) or {@code CANCELLED} (by the caller at the
+	 * deadline), and once from {@code RUNNING} to {@code DONE} (by the worker, which gives the
+	 * connection back and then makes it {@code SETTLED} with the outcome) or {@code ABANDONING} (by
+	 * the caller, which interrupts the worker and then makes it {@code ABANDONED}).
 	 */
-	private final class Call<R> {
+	private final class Call<R> implements Runnable {
 
 		static final int NEW = 0;
 
@@ -792,9 +802,22 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		static final int DONE = 2;
 
-		static final int CANCELLED = 3;
+		static final int SETTLED = 3;
 
-		static final int ABANDONED = 4;
+		static final int CANCELLED = 4;
+
+		static final int ABANDONING = 5;
+
+		static final int ABANDONED = 6;
+
+		/*
+		 * Chosen for speed, in place of a FutureTask: the caller spins for the outcome before it
+		 * sleeps (see Spin), since work that ends within microseconds would otherwise cost it a
+		 * wake-up on top of the worker's; and it sleeps with parkNanos until the deadline, so no
+		 * timer task is made or cancelled per call. The outcome is written before the state becomes
+		 * SETTLED and read after it is seen, and the worker wakes the caller only if it sleeps
+		 * ({@code waiter}, set before the caller's last look at the state).
+		 */
 
 		final AtomicInteger state = new AtomicInteger(NEW);
 
@@ -804,34 +827,113 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		private final ContextSnapshot context;
 
+		/** The worker thread, set before it claims the call, for the caller to interrupt. */
+		private @Nullable Thread runner;
+
+		/** The caller, once it sleeps. */
+		private volatile @Nullable Thread waiter;
+
+		@Nullable R value;
+
+		@Nullable Throwable failure;
+
 		Call(Handle<T> handle, ConnectionCallback<T, R> callback, ContextSnapshot context) {
 			this.handle = handle;
 			this.callback = callback;
 			this.context = context;
 		}
 
-		@Nullable R run() throws Exception {
+		boolean claim(int from, int to) {
+			return this.state.compareAndSet(from, to);
+		}
+
+		@Override
+		public void run() {
 			// Hold the connection before claiming the call, so an invalidation right after the
 			// claim cannot close it under the work.
 			this.handle.retain();
-			if (!this.state.compareAndSet(NEW, RUNNING)) {
+			this.runner = Thread.currentThread();
+			if (!claim(NEW, RUNNING)) {
 				this.handle.release();
-				return null;
+				return;
 			}
 			DeadlinePool.this.current.set(this.handle);
 			try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-				return this.callback.doWithConnection(this.handle.connection());
+				this.value = this.callback.doWithConnection(this.handle.connection());
+			}
+			catch (Throwable ex) {
+				this.failure = ex;
 			}
 			finally {
 				DeadlinePool.this.current.remove();
 				this.handle.release();
-				if (this.state.compareAndSet(RUNNING, DONE)) {
-					giveBack(this.handle);
+				if (claim(RUNNING, DONE)) {
+					settle();
 				}
 				else {
+					// The caller interrupts this thread before it says so: wait, so that the
+					// interrupt cannot reach the next work this thread runs.
+					while (this.state.get() == ABANDONING) {
+						Thread.onSpinWait();
+					}
 					DeadlinePool.this.abandoned.decrementAndGet();
 				}
 			}
+		}
+
+		/** Gives the connection back, then hands the outcome to the caller. */
+		private void settle() {
+			try {
+				giveBack(this.handle);
+			}
+			catch (RuntimeException | Error ex) {
+				this.value = null;
+				this.failure = ex;
+			}
+			finally {
+				this.state.set(SETTLED);
+				Thread sleeper = this.waiter;
+				if (sleeper != null) {
+					LockSupport.unpark(sleeper);
+				}
+			}
+		}
+
+		/** Interrupts the work the caller abandoned, then lets the worker go on. */
+		void interrupt() {
+			Thread worker = this.runner;
+			if (worker != null) {
+				worker.interrupt();
+			}
+			this.state.set(ABANDONED);
+		}
+
+		/**
+		 * Waits for the outcome for at most the time left. Real time, as any timed wait of the JDK:
+		 * the pool's ticker gave the time left.
+		 * @return whether the outcome came; if not, the caller abandons the call
+		 */
+		boolean await(long nanos) throws InterruptedException {
+			long until = System.nanoTime() + nanos;
+			// The busy wait ends at the deadline too: on a busy machine its yields may be long.
+			for (int round = 0; round < Spin.ROUNDS && until - System.nanoTime() > 0; round++) {
+				if (this.state.get() == SETTLED) {
+					return true;
+				}
+				Spin.pause(round);
+			}
+			this.waiter = Thread.currentThread();
+			while (this.state.get() != SETTLED) {
+				if (Thread.interrupted()) {
+					throw new InterruptedException();
+				}
+				long left = until - System.nanoTime();
+				if (left <= 0) {
+					return false;
+				}
+				LockSupport.parkNanos(this, left);
+			}
+			return true;
 		}
 
 	}

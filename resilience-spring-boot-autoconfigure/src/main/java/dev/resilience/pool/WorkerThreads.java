@@ -1,6 +1,7 @@
 package dev.resilience.pool;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,7 +19,9 @@ import org.jspecify.annotations.Nullable;
  * run time: the starter is compiled for Java 17), so that work hung past its deadline costs no
  * platform thread. Before, a bounded set of daemon threads per pool: twice the pool's size, so
  * that as many calls as the pool holds can hang past their deadline while the replacements still
- * find threads; beyond that, work waits for a thread within its deadline.
+ * find threads; beyond that, work waits for a thread within its deadline. Those threads take their
+ * work from a {@link HandOffQueue}, where a thread that has just finished spins briefly for the
+ * next call before it sleeps.
  */
 final class WorkerThreads {
 
@@ -44,18 +47,21 @@ final class WorkerThreads {
 	 */
 	static ExecutorService create(String pool, int maxSize) {
 		Method virtual = VIRTUAL_THREAD_PER_TASK;
-		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize);
+		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize, new HandOffQueue());
 	}
 
 	static ExecutorService bounded(String pool, int threads) {
+		return bounded(pool, threads, new LinkedBlockingQueue<>());
+	}
+
+	private static ExecutorService bounded(String pool, int threads, BlockingQueue<Runnable> queue) {
 		AtomicInteger count = new AtomicInteger();
 		ThreadFactory factory = (task) -> {
 			Thread thread = new Thread(task, "resilience-pool-" + pool + "-" + count.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		};
-		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-				new LinkedBlockingQueue<>(), factory);
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, queue, factory);
 		executor.allowCoreThreadTimeOut(true);
 		return executor;
 	}

@@ -252,6 +252,32 @@ class ConnectionPoolAsyncTests {
 	}
 
 	@Test
+	void cancellingAStageThatGoesOnFreesThePlaceButClosesTheConnectionOnlyOnceTheStageEnds() {
+		DeadlinePool<Integer> pool = pool(1);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		// A minimal stage: cancelling the call cancels a copy of it, and the work goes on.
+		CompletableFuture<String> result = pool.withConnectionAsync(TIMEOUT,
+				(connection) -> work.minimalCompletionStage());
+		this.scheduler.runDue();
+		assertThat(result.cancel(true)).isTrue();
+		assertThat(work).isNotDone();
+		await().untilAsserted(() -> assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 1)));
+		// Its place serves the next call with a replacement while the first work still holds its
+		// connection.
+		CompletableFuture<Integer> next = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
+		await().untilAsserted(() -> {
+			this.scheduler.runDue();
+			assertThat(next).isCompletedWithValue(2);
+		});
+		assertThat(this.factory.destroyed).hasValue(0);
+		work.complete("late");
+		await().untilAsserted(() -> assertThat(this.factory.destroyedIds).containsExactly(1));
+		await().untilAsserted(() -> assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0)));
+		this.scheduler.advance(TIMEOUT);
+		assertThat(this.events).containsExactly("checkout ACQUIRED", "checkout ACQUIRED", "operation SUCCESS");
+	}
+
+	@Test
 	void cancellingAfterTheCheckoutBeforeTheCallbackGivesTheConnectionBackUnused() {
 		DeadlinePool<Integer> pool = pool(1);
 		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);

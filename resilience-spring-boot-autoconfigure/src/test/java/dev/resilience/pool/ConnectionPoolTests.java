@@ -240,6 +240,31 @@ class ConnectionPoolTests {
 	}
 
 	@Test
+	void theInterruptOfAbandonedWorkDoesNotReachTheNextWorkOnItsThread() throws Exception {
+		ExecutorService oneThread = WorkerThreads.bounded("u", 1);
+		try {
+			DeadlinePool<Integer> pool = track(new DeadlinePool<>("u", this.factory,
+					ConnectionPoolSettings.builder().build(), Ticker.system(), List.of(),
+					ContextSnapshotFactory.builder().build(), oneThread));
+			Hang hang = hang();
+			AtomicReference<Thread> hungOn = new AtomicReference<>();
+			assertThatExceptionOfType(OperationTimeoutException.class)
+				.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
+					hungOn.set(Thread.currentThread());
+					return hang.hang();
+				}));
+			await().untilAsserted(() -> assertThat(hang.interrupts).hasValue(1));
+			hang.release();
+			await().untilAsserted(() -> assertThat(pool.getStats().abandoned()).isZero());
+			assertThat(call(pool, LONG, (connection) -> Thread.currentThread().isInterrupted())).isEqualTo(false);
+			assertThat(call(pool, LONG, (connection) -> Thread.currentThread())).isSameAs(hungOn.get());
+		}
+		finally {
+			oneThread.shutdownNow();
+		}
+	}
+
+	@Test
 	void aConnectionFailingValidationIsDestroyedAndReplaced() {
 		this.factory.validWhen((connection) -> connection != 1);
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
