@@ -78,10 +78,13 @@ scenario() {
 
 # The sample's partner-server: 30 per 5 s and 300 per 60 s per key, so nearly all are rejected.
 scenario rejected
-# The same windows with limits no flood reaches: every request admitted, with the same work per decision.
+# The same windows with limits no flood reaches: every request admitted, with the same work per
+# decision. (A list property given here replaces the whole list, so the periods are repeated.)
 scenario admitted \
-	--resilience.rate-limiters.partner-server.windows[0].limit=1000000000 \
-	--resilience.rate-limiters.partner-server.windows[1].limit=1000000000
+	'--resilience.rate-limiters.partner-server.windows[0].limit=1000000000' \
+	'--resilience.rate-limiters.partner-server.windows[0].period=5s' \
+	'--resilience.rate-limiters.partner-server.windows[1].limit=1000000000' \
+	'--resilience.rate-limiters.partner-server.windows[1].period=60s'
 rejected=$(cat "$results/http-rejected.result")
 admitted=$(cat "$results/http-admitted.result")
 
