@@ -7,8 +7,8 @@
 #
 #   benchmarks/run-http.sh
 #
-# Settings from the environment: THREADS (2), CONNECTIONS (32), DURATION (10s), WARMUP (5s, a wrk
-# run before the measured one, not reported), PORT (18080), HEAP (512m), SKIP_BUILD (unset: build the
+# Settings from the environment: THREADS (2), CONNECTIONS (32), DURATION (10s), WARMUP (10s, a wrk
+# run before the measured one, not reported), PORT (18080), HEAP (512m), JAVA_OPTS (more JVM options), SKIP_BUILD (unset: build the
 # sample app first; 1: reuse its jar), JAR (the sample app's jar; another build's to compare). Needs wrk
 # (apt-get install wrk) and curl. Raw output is kept in benchmarks/target/results/http-*.txt.
 set -euo pipefail
@@ -19,7 +19,7 @@ start=$(date +%s)
 THREADS=${THREADS:-2}
 CONNECTIONS=${CONNECTIONS:-32}
 DURATION=${DURATION:-10s}
-WARMUP=${WARMUP:-5s}
+WARMUP=${WARMUP:-10s}
 PORT=${PORT:-18080}
 HEAP=${HEAP:-512m}
 
@@ -45,7 +45,8 @@ trap stop_app EXIT
 
 # Starts the app with extra arguments and waits until it answers.
 start_app() {
-	java -Xms"$HEAP" -Xmx"$HEAP" -jar "$jar" --server.port="$PORT" --spring.main.banner-mode=off \
+	# shellcheck disable=SC2086 # JAVA_OPTS holds several options
+	java -Xms"$HEAP" -Xmx"$HEAP" ${JAVA_OPTS:-} -jar "$jar" --server.port="$PORT" --spring.main.banner-mode=off \
 		--logging.level.root=warn "$@" > "$results/http-app.log" 2>&1 &
 	app=$!
 	for _ in $(seq 1 120); do

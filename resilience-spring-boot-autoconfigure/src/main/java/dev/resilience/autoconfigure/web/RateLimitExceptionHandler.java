@@ -45,12 +45,13 @@ public class RateLimitExceptionHandler {
 	static ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException exception,
 			RateLimitHeaderItems items) {
 		RateLimitDecision decision = exception.getDecision();
-		String retryAfter = RateLimitHeaders.retryAfter(exception.getRetryAfter());
+		long retryAfterSeconds = RateLimitHeaders.seconds(exception.getRetryAfter());
+		String retryAfter = Long.toString(retryAfterSeconds);
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
 				"Rate limit '" + exception.getLimiterName() + "' exceeded; retry after " + retryAfter + " s");
 		problem.setTitle("Too Many Requests");
 		problem.setProperty("limiter", exception.getLimiterName());
-		problem.setProperty("retryAfterSeconds", Long.parseLong(retryAfter));
+		problem.setProperty("retryAfterSeconds", retryAfterSeconds);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
 		items.merge(decision);
