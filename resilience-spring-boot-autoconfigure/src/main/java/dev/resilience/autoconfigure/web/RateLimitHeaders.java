@@ -21,11 +21,12 @@ public final class RateLimitHeaders {
 	public static final String RATE_LIMIT = "RateLimit";
 
 	// A policy's name, its quoted form and its RateLimit-Policy item depend only on the limiter's
-	// name and settings, yet every response carries them: under a flood of rejections, formatting
-	// them again per response (a period name, two escapes, three concatenations) was a large share
-	// of a 429's cost. So they are formatted once per policy and kept here. A change of settings at
-	// run time makes new entries; the cache is emptied when it grows beyond any plausible number
-	// of policies, so that settings changed over and over cannot grow it without bound.
+	// name and settings, yet every limited response carries them, a 429 under a flood included:
+	// formatting them per response (a period name, two escapes, several concatenations) repeated
+	// the same work thousands of times a second. So they are formatted once per policy and kept
+	// here, found by one hash lookup. A change of settings at run time makes new entries; the
+	// cache is emptied when it grows beyond any plausible number of policies, so that settings
+	// changed over and over cannot grow it without bound.
 	private static final int MAX_CACHED_POLICIES = 1024;
 
 	private static final Map<PolicyKey, Policy> policies = new ConcurrentHashMap<>();
