@@ -49,7 +49,7 @@ start_app() {
 	java -Xms"$HEAP" -Xmx"$HEAP" ${JAVA_OPTS:-} -jar "$jar" --server.port="$PORT" --spring.main.banner-mode=off \
 		--logging.level.root=warn "$@" > "$results/http-app.log" 2>&1 &
 	app=$!
-	for _ in $(seq 1 120); do
+	for _ in $(seq 1 360); do
 		if curl -fs -o /dev/null "$url/actuator/health"; then
 			return
 		fi
