@@ -60,6 +60,13 @@ public class ResilienceProperties {
 	private final Redis redis = new Redis();
 
 	/**
+	 * Whether a RateLimitExceededException records the stack trace of the rejected call. Off by
+	 * default: a rejection is an expected answer under load, and recording its stack costs more
+	 * than deciding it. Turn it on to see in logs where rejected calls come from.
+	 */
+	private boolean rateLimitStackTraces;
+
+	/**
 	 * Returns {@code rate-limiters}.
 	 * @return the value
 	 */
@@ -105,6 +112,22 @@ public class ResilienceProperties {
 	 */
 	public Redis getRedis() {
 		return this.redis;
+	}
+
+	/**
+	 * Returns {@code rate-limit-stack-traces}.
+	 * @return the value
+	 */
+	public boolean isRateLimitStackTraces() {
+		return this.rateLimitStackTraces;
+	}
+
+	/**
+	 * Sets {@code rate-limit-stack-traces}.
+	 * @param rateLimitStackTraces the value
+	 */
+	public void setRateLimitStackTraces(boolean rateLimitStackTraces) {
+		this.rateLimitStackTraces = rateLimitStackTraces;
 	}
 
 	/**

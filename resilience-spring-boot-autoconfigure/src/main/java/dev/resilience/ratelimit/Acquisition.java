@@ -332,7 +332,7 @@ final class Acquisition {
 		Rejection rejection = this.rejection;
 		RateLimitDecision decision = rejection.reservation().getDecision();
 		this.acquirer.publish(this.requests.get(rejection.index()).limiter(), decision);
-		return new RateLimitExceededException(decision);
+		return this.acquirer.rejection(decision);
 	}
 
 	/**

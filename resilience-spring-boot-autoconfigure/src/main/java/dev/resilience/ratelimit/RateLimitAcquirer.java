@@ -45,11 +45,16 @@ final class RateLimitAcquirer {
 
 	private final List<RateLimitListener> listeners;
 
-	RateLimitAcquirer(Ticker ticker, Ticker permitWaitClock, Sleeper sleeper, List<RateLimitListener> listeners) {
+	/** Whether rejections record a stack trace: off by default, a flood's rejections would pay for it. */
+	private final boolean stackTraces;
+
+	RateLimitAcquirer(Ticker ticker, Ticker permitWaitClock, Sleeper sleeper, List<RateLimitListener> listeners,
+			boolean stackTraces) {
 		this.ticker = ticker;
 		this.permitWaitClock = permitWaitClock;
 		this.sleeper = sleeper;
 		this.listeners = List.copyOf(listeners);
+		this.stackTraces = stackTraces;
 	}
 
 	/**
@@ -120,6 +125,11 @@ final class RateLimitAcquirer {
 			Thread.currentThread().interrupt();
 			throw acquisition.interrupted();
 		}
+	}
+
+	/** The exception for a rejecting decision, with a stack trace only when the registry asks for them. */
+	RateLimitExceededException rejection(RateLimitDecision decision) {
+		return new RateLimitExceededException(decision, this.stackTraces);
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {

@@ -8,6 +8,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown when a rate limiter rejects a call. A Spring MVC application turns it into
  * {@code 429 Too Many Requests}.
+ * <p>
+ * The limiters of a {@link RateLimiterRegistry} throw it without a stack trace unless
+ * {@linkplain RateLimiterRegistry.Builder#stackTraces(boolean) asked for one}
+ * ({@code resilience.rate-limit-stack-traces}): under a flood most calls are rejected, and
+ * recording the stack of each would cost more than deciding it. What a rejection needs to be
+ * understood, the limiter, the key and the delay, is in its fields and its message, which is
+ * only formatted when read.
  */
 public class RateLimitExceededException extends RuntimeException {
 
@@ -23,17 +30,35 @@ public class RateLimitExceededException extends RuntimeException {
 	private final transient @Nullable RateLimitDecision decision;
 
 	/**
-	 * Creates the exception for a rejecting decision.
+	 * Creates the exception for a rejecting decision, with a stack trace.
 	 * @param decision the decision that rejected the call
 	 */
 	public RateLimitExceededException(RateLimitDecision decision) {
-		super("Rate limiter '" + decision.getLimiterName() + "' rejected the call"
-				+ (decision.getKey().isEmpty() ? "" : " for key '" + decision.getKey() + "'") + "; retry after "
-				+ decision.getRetryAfter());
+		this(decision, true);
+	}
+
+	/**
+	 * Creates the exception for a rejecting decision.
+	 * @param decision the decision that rejected the call
+	 * @param stackTrace whether to record the stack trace of the rejected call
+	 */
+	public RateLimitExceededException(RateLimitDecision decision, boolean stackTrace) {
+		super(null, null, true, stackTrace);
 		this.limiterName = decision.getLimiterName();
 		this.key = decision.getKey();
 		this.retryAfter = decision.getRetryAfter();
 		this.decision = decision;
+	}
+
+	/**
+	 * Returns what was rejected and when to retry, such as
+	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after PT3S}.
+	 * @return the message
+	 */
+	@Override
+	public String getMessage() {
+		return "Rate limiter '" + this.limiterName + "' rejected the call"
+				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after " + this.retryAfter;
 	}
 
 	/**

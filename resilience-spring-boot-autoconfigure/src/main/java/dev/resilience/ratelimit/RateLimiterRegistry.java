@@ -26,7 +26,8 @@ public final class RateLimiterRegistry {
 	private final RateLimitAcquirer acquirer;
 
 	private RateLimiterRegistry(Builder builder) {
-		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners);
+		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners,
+				builder.stackTraces);
 		Map<String, RateLimiter> limiters = new LinkedHashMap<>();
 		builder.settings.forEach((name, settings) -> {
 			RateLimitStoreFactory factory = builder.stores.get(settings.store());
@@ -120,6 +121,8 @@ public final class RateLimiterRegistry {
 
 		private final List<RateLimitListener> listeners = new ArrayList<>();
 
+		private boolean stackTraces;
+
 		private final Map<String, RateLimitStoreFactory> stores = new HashMap<>();
 
 		private final Map<String, RateLimiterSettings> settings = new LinkedHashMap<>();
@@ -155,6 +158,19 @@ public final class RateLimiterRegistry {
 		 */
 		public Builder listener(RateLimitListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets whether a {@link RateLimitExceededException} records the stack trace of the rejected
+		 * call. Off by default: a rejection is an expected answer under load, and recording its
+		 * stack costs more than deciding it. Turn it on to see in logs where rejected calls come
+		 * from.
+		 * @param stackTraces whether rejections record a stack trace
+		 * @return this builder
+		 */
+		public Builder stackTraces(boolean stackTraces) {
+			this.stackTraces = stackTraces;
 			return this;
 		}
 

@@ -63,7 +63,7 @@ final class StoreRateLimiter implements RateLimiter {
 			// Admitted now or never, with no permit to return: nothing to keep for later.
 			RateLimitDecision decision = tryAcquire(key, cost);
 			if (!decision.isPermitted()) {
-				throw new RateLimitExceededException(decision);
+				throw this.acquirer.rejection(decision);
 			}
 			return new Permit(List.of(Reservation.settled(decision)), Duration.ZERO);
 		}

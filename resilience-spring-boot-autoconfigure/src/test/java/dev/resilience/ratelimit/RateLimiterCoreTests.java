@@ -146,6 +146,54 @@ class RateLimiterCoreTests {
 	}
 
 	@Test
+	void rejectionsCarryNoStackTraceByDefault() {
+		RateLimiterRegistry registry = oneCallLimiters(RateLimiterRegistry.builder());
+		assertThat(secondCall(registry, "fast").getStackTrace()).isEmpty();
+		assertThat(secondCall(registry, "held").getStackTrace()).isEmpty();
+	}
+
+	@Test
+	void aRegistryAskedForStackTracesRecordsTheRejectedCallsStack() {
+		RateLimiterRegistry registry = oneCallLimiters(RateLimiterRegistry.builder().stackTraces(true));
+		assertThat(secondCall(registry, "fast").getStackTrace()).isNotEmpty();
+		assertThat(secondCall(registry, "held").getStackTrace()).isNotEmpty();
+		RateLimiterRegistry without = oneCallLimiters(RateLimiterRegistry.builder().stackTraces(true).stackTraces(false));
+		assertThat(secondCall(without, "fast").getStackTrace()).isEmpty();
+	}
+
+	@Test
+	void aRejectionMadeWithTheDecisionAloneHasAStackTrace() {
+		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
+				RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		limiter.tryAcquire("alice", 1);
+		RateLimitDecision decision = limiter.tryAcquire("alice", 1);
+		assertThat(new RateLimitExceededException(decision).getStackTrace()).isNotEmpty();
+		assertThat(new RateLimitExceededException(decision, false).getStackTrace()).isEmpty();
+		assertThat(new RateLimitExceededException(decision, false))
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S")
+			.hasToString(RateLimitExceededException.class.getName()
+					+ ": Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+	}
+
+	/** Two limiters admitting one call each: one decided by its own fast path, one through a held permit. */
+	private RateLimiterRegistry oneCallLimiters(RateLimiterRegistry.Builder builder) {
+		return builder.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.limiter("fast", RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build())
+			.limiter("held", RateLimiterSettings.builder()
+				.window(1, Duration.ofSeconds(2))
+				.maxConcurrent(5, Duration.ofMinutes(1))
+				.build())
+			.build();
+	}
+
+	private static RateLimitExceededException secondCall(RateLimiterRegistry registry, String name) {
+		registry.get(name).acquire("alice", 1, Duration.ZERO).close();
+		return catchThrowableOfType(RateLimitExceededException.class,
+				() -> registry.get(name).acquire("alice", 1, Duration.ZERO));
+	}
+
+	@Test
 	void intervalBucketsOfKeysFirstUsedAtDifferentTimesRefillAtDifferentTimes() {
 		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api", RateLimiterSettings.builder()
 			.tokenBucket(1, 1, Duration.ofMillis(100), RefillStrategy.INTERVAL)

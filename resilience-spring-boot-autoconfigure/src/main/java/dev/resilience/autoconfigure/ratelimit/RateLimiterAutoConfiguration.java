@@ -34,7 +34,10 @@ public final class RateLimiterAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiterRegistry resilienceRateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores) {
-		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder().ticker(ticker).sleeper(sleeper);
+		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder()
+			.ticker(ticker)
+			.sleeper(sleeper)
+			.stackTraces(properties.isRateLimitStackTraces());
 		listeners.orderedStream().forEach(builder::listener);
 		Set<String> types = new LinkedHashSet<>(Set.of(RateLimiterSettings.MEMORY_STORE));
 		stores.orderedStream().forEach((store) -> {

@@ -1,11 +1,14 @@
 package dev.resilience.autoconfigure.web;
 
+import jakarta.servlet.http.HttpServletResponse;
+
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.util.Assert;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.RequestContextHolder;
@@ -26,11 +29,32 @@ import dev.resilience.ratelimit.RateLimitExceededException;
 public class RateLimitExceptionHandler {
 
 	/**
-	 * Answers a rejected call.
+	 * Answers a rejected call: the 429 status and header fields set on the response, the problem
+	 * detail returned as its body.
+	 * <p>
+	 * Why not return the {@link ResponseEntity} of {@link #handleRateLimitExceeded}: Spring MVC
+	 * flushes a {@code ResponseEntity} once written, which commits the response before its length
+	 * is known, so every 429 went out chunked, in two writes to the socket instead of one. A body
+	 * returned as such is written without that flush, as an admitted call's is.
+	 * @param exception the rejection
+	 * @param response the response to answer with
+	 * @return the problem detail, the response's body
+	 */
+	@ExceptionHandler(RateLimitExceededException.class)
+	public ProblemDetail answerRateLimitExceeded(RateLimitExceededException exception, HttpServletResponse response) {
+		ResponseEntity<ProblemDetail> entity = handleRateLimitExceeded(exception);
+		response.setStatus(entity.getStatusCode().value());
+		entity.getHeaders().forEach((name, values) -> response.setHeader(name, values.get(0)));
+		ProblemDetail problem = entity.getBody();
+		Assert.state(problem != null, "A 429 has a problem detail");
+		return problem;
+	}
+
+	/**
+	 * Builds the answer to a rejected call, for an application's own handler to delegate to.
 	 * @param exception the rejection
 	 * @return the 429 response
 	 */
-	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception) {
 		return tooManyRequests(exception, RateLimitHeaderItems.of(RequestContextHolder.getRequestAttributes()));
 	}
@@ -45,12 +69,13 @@ public class RateLimitExceptionHandler {
 	static ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException exception,
 			RateLimitHeaderItems items) {
 		RateLimitDecision decision = exception.getDecision();
-		String retryAfter = RateLimitHeaders.retryAfter(exception.getRetryAfter());
+		long retryAfterSeconds = RateLimitHeaders.seconds(exception.getRetryAfter());
+		String retryAfter = Long.toString(retryAfterSeconds);
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
 				"Rate limit '" + exception.getLimiterName() + "' exceeded; retry after " + retryAfter + " s");
 		problem.setTitle("Too Many Requests");
 		problem.setProperty("limiter", exception.getLimiterName());
-		problem.setProperty("retryAfterSeconds", Long.parseLong(retryAfter));
+		problem.setProperty("retryAfterSeconds", retryAfterSeconds);
 		HttpHeaders headers = new HttpHeaders();
 		headers.set(HttpHeaders.RETRY_AFTER, retryAfter);
 		items.merge(decision);

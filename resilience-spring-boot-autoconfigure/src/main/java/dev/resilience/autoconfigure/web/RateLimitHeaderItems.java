@@ -1,8 +1,8 @@
 package dev.resilience.autoconfigure.web;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,9 +45,11 @@ final class RateLimitHeaderItems {
 	 * @return this
 	 */
 	synchronized RateLimitHeaderItems merge(RateLimitDecision decision) {
-		for (RateLimitDecision.Quota quota : decision.getQuotas()) {
-			this.items.put(RateLimitHeaders.policyName(decision, quota), new String[] {
-					RateLimitHeaders.policyItem(decision, quota), RateLimitHeaders.rateLimitItem(decision, quota) });
+		List<RateLimitDecision.Quota> quotas = decision.getQuotas();
+		for (int i = 0; i < quotas.size(); i++) {
+			RateLimitDecision.Quota quota = quotas.get(i);
+			RateLimitHeaders.Policy policy = RateLimitHeaders.policy(decision, quota);
+			this.items.put(policy.name(), new String[] { policy.item(), RateLimitHeaders.rateLimitItem(policy, quota) });
 		}
 		return this;
 	}
@@ -58,12 +60,23 @@ final class RateLimitHeaderItems {
 
 	/** The {@code RateLimit-Policy} value. */
 	synchronized String policy() {
-		return this.items.values().stream().map((item) -> item[0]).collect(Collectors.joining(", "));
+		return join(0);
 	}
 
 	/** The {@code RateLimit} value. */
 	synchronized String rateLimit() {
-		return this.items.values().stream().map((item) -> item[1]).collect(Collectors.joining(", "));
+		return join(1);
+	}
+
+	private String join(int field) {
+		StringBuilder joined = new StringBuilder(64);
+		for (String[] item : this.items.values()) {
+			if (!joined.isEmpty()) {
+				joined.append(", ");
+			}
+			joined.append(item[field]);
+		}
+		return joined.toString();
 	}
 
 }

@@ -1,6 +1,8 @@
 package dev.resilience.autoconfigure.web;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 import dev.resilience.ratelimit.RateLimitDecision;
@@ -17,6 +19,17 @@ public final class RateLimitHeaders {
 
 	/** The {@code RateLimit} header field. */
 	public static final String RATE_LIMIT = "RateLimit";
+
+	// A policy's name, its quoted form and its RateLimit-Policy item depend only on the limiter's
+	// name and settings, yet every limited response carries them, a 429 under a flood included:
+	// formatting them per response (a period name, two escapes, several concatenations) repeated
+	// the same work thousands of times a second. So they are formatted once per policy and kept
+	// here, found by one hash lookup. A change of settings at run time makes new entries; the
+	// cache is emptied when it grows beyond any plausible number of policies, so that settings
+	// changed over and over cannot grow it without bound.
+	private static final int MAX_CACHED_POLICIES = 1024;
+
+	private static final Map<PolicyKey, Policy> policies = new ConcurrentHashMap<>();
 
 	private RateLimitHeaders() {
 	}
@@ -52,7 +65,7 @@ public final class RateLimitHeaders {
 	 * @return the item
 	 */
 	public static String policyItem(RateLimitDecision decision, RateLimitDecision.Quota quota) {
-		return item(policyName(decision, quota)) + ";q=" + quota.quota() + ";w=" + Math.max(1, seconds(quota.window()));
+		return policy(decision, quota).item();
 	}
 
 	/**
@@ -62,7 +75,12 @@ public final class RateLimitHeaders {
 	 * @return the item
 	 */
 	public static String rateLimitItem(RateLimitDecision decision, RateLimitDecision.Quota quota) {
-		return item(policyName(decision, quota)) + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset());
+		return rateLimitItem(policy(decision, quota), quota);
+	}
+
+	/** The {@code RateLimit} item of a quota whose policy is known. */
+	static String rateLimitItem(Policy policy, RateLimitDecision.Quota quota) {
+		return policy.quotedName() + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset());
 	}
 
 	/**
@@ -90,8 +108,20 @@ public final class RateLimitHeaders {
 	 * @return the policy name
 	 */
 	public static String policyName(RateLimitDecision decision, RateLimitDecision.Quota quota) {
-		String suffix = (quota.type() == RateLimitDecision.Quota.Type.TOKEN_BUCKET) ? "bucket" : periodName(quota.window());
-		return decision.getLimiterName() + "-" + suffix;
+		return policy(decision, quota).name();
+	}
+
+	/** A quota's policy, formatted on first use. */
+	static Policy policy(RateLimitDecision decision, RateLimitDecision.Quota quota) {
+		PolicyKey key = new PolicyKey(decision.getLimiterName(), quota.type(), quota.quota(), quota.window());
+		Policy policy = policies.get(key);
+		if (policy == null) {
+			if (policies.size() >= MAX_CACHED_POLICIES) {
+				policies.clear();
+			}
+			policy = policies.computeIfAbsent(key, Policy::of);
+		}
+		return policy;
 	}
 
 	/** {@code 5s}, {@code 250ms}: the window part of a policy name. */
@@ -102,8 +132,32 @@ public final class RateLimitHeaders {
 		return (period.toNanos() % 1_000_000 == 0) ? period.toMillis() + "ms" : period.toNanos() + "ns";
 	}
 
-	private static String item(String name) {
+	private static String quoted(String name) {
 		return '"' + name.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+	}
+
+	/** What a policy's texts depend on: the limiter and the constraint's settings, not its state. */
+	private record PolicyKey(String limiterName, RateLimitDecision.Quota.Type type, long quota, Duration window) {
+	}
+
+	/**
+	 * One policy's texts.
+	 *
+	 * @param name the policy name, such as {@code partner-api-5s}
+	 * @param quotedName the name as a quoted string, as items start
+	 * @param item the {@code RateLimit-Policy} item, such as {@code "partner-api-5s";q=25;w=5}
+	 */
+	record Policy(String name, String quotedName, String item) {
+
+		private static Policy of(PolicyKey key) {
+			String suffix = (key.type() == RateLimitDecision.Quota.Type.TOKEN_BUCKET) ? "bucket"
+					: periodName(key.window());
+			String name = key.limiterName() + "-" + suffix;
+			String quotedName = quoted(name);
+			return new Policy(name, quotedName,
+					quotedName + ";q=" + key.quota() + ";w=" + Math.max(1, seconds(key.window())));
+		}
+
 	}
 
 }

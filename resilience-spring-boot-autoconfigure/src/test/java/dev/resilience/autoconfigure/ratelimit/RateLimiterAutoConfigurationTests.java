@@ -29,6 +29,7 @@ import dev.resilience.ratelimit.WindowAlgorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * Tests for {@link RateLimiterAutoConfiguration}.
@@ -86,6 +87,23 @@ class RateLimiterAutoConfigurationTests {
 				assertThat(registry.get("small").getSettings().maxKeys()).isEqualTo(500);
 				assertThat(registry.get("default").getSettings().maxKeys()).isEqualTo(RateLimiterSettings.DEFAULT_MAX_KEYS);
 			});
+	}
+
+	@Test
+	void runShouldThrowRejectionsWithoutStackTracesUnlessAskedFor() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.api.windows[0].limit=1",
+				"resilience.rate-limiters.api.windows[0].period=5s")
+			.run((context) -> assertThat(secondCall(context.getBean(RateLimiterRegistry.class)).getStackTrace()).isEmpty());
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.api.windows[0].limit=1",
+				"resilience.rate-limiters.api.windows[0].period=5s", "resilience.rate-limit-stack-traces=true")
+			.run((context) -> assertThat(secondCall(context.getBean(RateLimiterRegistry.class)).getStackTrace())
+				.isNotEmpty());
+	}
+
+	private static RateLimitExceededException secondCall(RateLimiterRegistry registry) {
+		registry.get("api").acquire("k", 1, Duration.ZERO).close();
+		return catchThrowableOfType(RateLimitExceededException.class,
+				() -> registry.get("api").acquire("k", 1, Duration.ZERO));
 	}
 
 	@Test
