@@ -31,8 +31,9 @@ import dev.resilience.ratelimit.RateLimited;
  * keyed limiter shaped like the sample's {@code partner-server} (two exact windows), drained
  * before measuring so that every call is rejected; the caller catches the
  * {@link RateLimitExceededException} and returns it, as a web handler would receive it. The same
- * method under a limiter that admits every call is measured beside it, so the two can be compared
- * within one run.
+ * method under a limiter that admits every call is measured beside it, and the rejection with the
+ * stack trace every rejection recorded before issue 14 ({@code resilience.rate-limit-stack-traces=true}),
+ * so that the three can be compared within one run.
  * <pre class="code">
  * flock /work/bench.lock benchmarks/run.sh RejectedCallBenchmark
  * </pre>
@@ -46,8 +47,12 @@ import dev.resilience.ratelimit.RateLimited;
 @Threads(1)
 public class RejectedCallBenchmark {
 
-	@Param({ "rejected", "admitted" })
-	String outcome;
+	/**
+	 * {@code ours}: rejected, as configured by default; {@code stack_traces}: rejected, each rejection
+	 * recording its stack trace as before issue 14; {@code admitted}: every call admitted.
+	 */
+	@Param({ "ours", "stack_traces", "admitted" })
+	String impl;
 
 	private ConfigurableApplicationContext context;
 
@@ -70,13 +75,14 @@ public class RejectedCallBenchmark {
 		properties.put("resilience.rate-limiters.admitting.token-bucket.refill-period", "1s");
 		properties.put("spring.autoconfigure.exclude",
 				AnnotatedCallBenchmark.autoConfigurations(AnnotatedCallBenchmark.RESILIENCE4J_PACKAGE));
+		properties.put("resilience.rate-limit-stack-traces", Boolean.toString(this.impl.equals("stack_traces")));
+		boolean rejected = !this.impl.equals("admitted");
 		this.context = AnnotatedCallBenchmark.start(QuotaApplication.class, properties);
-		this.quota = this.context.getBean(this.outcome.equals("rejected") ? "rejectingQuota" : "admittingQuota",
-				Quota.class);
+		this.quota = this.context.getBean(rejected ? "rejectingQuota" : "admittingQuota", Quota.class);
 		if (!AopUtils.isAopProxy(this.quota)) {
 			throw new IllegalStateException("The annotated bean is not proxied");
 		}
-		if (this.outcome.equals("rejected")) {
+		if (rejected) {
 			drain();
 		}
 	}

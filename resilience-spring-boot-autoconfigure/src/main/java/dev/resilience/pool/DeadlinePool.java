@@ -872,9 +872,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				}
 				else {
 					// The caller interrupts this thread before it says so: wait, so that the
-					// interrupt cannot reach the next work this thread runs.
-					while (this.state.get() == ABANDONING) {
-						Thread.onSpinWait();
+					// interrupt cannot reach the next work this thread runs. Yielding now and then, so
+					// a caller pre-empted between the two steps gets the core back.
+					for (int round = 0; this.state.get() == ABANDONING; round++) {
+						Spin.pause(round);
 					}
 					DeadlinePool.this.abandoned.decrementAndGet();
 				}
@@ -902,10 +903,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		/** Interrupts the work the caller abandoned, then lets the worker go on. */
 		void interrupt() {
 			Thread worker = this.runner;
-			if (worker != null) {
-				worker.interrupt();
+			try {
+				if (worker != null) {
+					worker.interrupt();
+				}
 			}
-			this.state.set(ABANDONED);
+			finally {
+				// Whatever interrupting did, the worker waiting for this must not wait forever.
+				this.state.set(ABANDONED);
+			}
 		}
 
 		/**
