@@ -48,6 +48,8 @@ public final class BenchmarkReport {
 
 	private static final String RETRY_BUDGET = "RetryBudgetBenchmark";
 
+	private static final String REJECTED = "RejectedCallBenchmark";
+
 	private static final List<String> ONE_KEY_COMPETITORS = List.of("resilience4j", "bucket4j", "guava");
 
 	private static final long HIGH_LIMIT = 1_000_000;
@@ -264,6 +266,7 @@ public final class BenchmarkReport {
 		appendPool(md);
 		appendAsync(md);
 		appendRetryBudget(md);
+		appendRejected(md);
 		md.append("## How to run\n\n");
 		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
 		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
@@ -311,6 +314,10 @@ public final class BenchmarkReport {
 				one(ASYNC, "future", "resilience4j"), 2);
 		compare(md, "Retry budget, 2 threads: ours ≥ 2× the exact log under a lock it was before issue 14",
 				one(RETRY_BUDGET, "twoThreads", "ours"), one(RETRY_BUDGET, "twoThreads", "locked_log"), 2);
+		compare(md, "`@WithConnection` call: ours ≥ 2× Resilience4j's `ThreadPoolBulkhead` + `TimeLimiter`",
+				one(POOL, "ours", 0), one(POOL, "resilience4j", 0), 2);
+		compare(md, "Rejection through `@RateLimited`: ours ≥ 3× the rejection with a stack trace (as before issue 14)",
+				one(REJECTED, "ours", 0), one(REJECTED, "stack_traces", 0), 3);
 		Double ours = this.bytesPerKey.get("ours");
 		target(md, "Heap per recently used bucket-only key: ours ≤ 150 B",
 				(ours != null) ? bytes(ours) : "", (ours != null) ? ours <= 150 : null);
@@ -431,6 +438,18 @@ public final class BenchmarkReport {
 				(result) -> Integer.toString(result.threads()));
 	}
 
+	private void appendRejected(StringBuilder md) {
+		md.append("## 9. A rejected call\n\n");
+		md.append("One call through `@RateLimited(name = \"rejecting\", key = \"#apiKey\")` on a Spring bean whose ")
+			.append("limiter (two exact windows, as the sample's `partner-server`) was drained first, so every call ")
+			.append("is rejected and the caller catches the `RateLimitExceededException`; beside it the same ")
+			.append("rejection recording its stack trace (`resilience.rate-limit-stack-traces=true`, what every ")
+			.append("rejection did before issue 14) and an admitted call on a limiter that admits everything. One ")
+			.append("thread. `benchmarks/run-http.sh` measures the same over HTTP with `wrk`.\n\n");
+		table(md, find(REJECTED, null, null), List.of("stack_traces", "admitted"), "Threads",
+				(result) -> Integer.toString(result.threads()));
+	}
+
 	private void appendMemory(StringBuilder md) {
 		md.append("## 5. Heap per key\n\n");
 		md.append("Heap retained per recently used key of a bucket-only limiter, over ")
@@ -524,6 +543,8 @@ public final class BenchmarkReport {
 			case "guava" -> "Guava";
 			case "clock_only" -> "clock read alone (the floor)";
 			case "locked_log" -> "exact log under a lock (before issue 14)";
+			case "stack_traces" -> "rejected, with a stack trace (before issue 14)";
+			case "admitted" -> "admitted";
 			default -> impl;
 		};
 	}
