@@ -73,7 +73,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
 
-	/** The keys held or about to be put: never fewer than the map holds. */
+	/** The keys held or about to be put: never fewer than the map holds, never more than {@link #maxKeys}. */
 	private final AtomicInteger size = new AtomicInteger();
 
 	private final int maxKeys;
@@ -165,9 +165,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			if (existing != null) {
 				return existing;
 			}
-			if (this.size.incrementAndGet() > this.maxKeys) {
-				this.size.decrementAndGet();
+			int held = this.size.get();
+			if (held >= this.maxKeys) {
 				makeRoom();
+				continue;
+			}
+			if (!this.size.compareAndSet(held, held + 1)) {
 				continue;
 			}
 			KeyState fresh = new KeyState(this.settings, this.clock.read());
@@ -451,6 +454,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return OptionalLong.of(this.states.size());
 	}
 
+	/**
+	 * Returns the keys held, counting those being put: at any instant at least the keys in the
+	 * map and at most {@code max-keys}.
+	 */
+	int heldKeys() {
+		return this.size.get();
+	}
+
 	/** Forgets the keys of a sample, the least recently used one, until there is room for one more key. */
 	private void makeRoom() {
 		this.maintenance.lock();
@@ -675,7 +686,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public String toString() {
-		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + this.states.size() + "]";
+		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + heldKeys() + "]";
 	}
 
 }

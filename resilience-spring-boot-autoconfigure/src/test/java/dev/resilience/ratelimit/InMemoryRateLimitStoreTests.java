@@ -175,6 +175,120 @@ class InMemoryRateLimitStoreTests {
 		assertThat(size(store)).isZero();
 	}
 
+	@Test
+	void keyUsedWithinItsHorizonIsKeptHoweverLongItIsUsed() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		for (int half = 0; half <= 20; half++) {
+			this.ticker.set(Duration.ofMillis(500L * half));
+			take(store, "a");
+			assertThat(size(store)).isEqualTo(1);
+		}
+		// last use at 10s, recorded at 9.5s at the earliest (to a second): kept until 12.5s + 1ns at least
+		this.ticker.set(Duration.ofMillis(12_500));
+		assertThat(size(store)).isEqualTo(1);
+		this.ticker.set(Duration.ofSeconds(14).plusNanos(1));
+		assertThat(size(store)).isZero();
+	}
+
+	@Test
+	void keyWithWindowsIsForgottenOnceIdleAndNotBefore() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		assertThat(take(store, "a")).isEqualTo("ok 0");
+		// horizon 2s + 1ns, plus the second a use may go unrecorded
+		this.ticker.set(Duration.ofSeconds(3));
+		assertThat(size(store)).isEqualTo(1);
+		this.ticker.set(Duration.ofSeconds(3).plusNanos(1));
+		assertThat(size(store)).isZero();
+		assertThat(take(store, "a")).isEqualTo("ok 0");
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void newKeyBeyondMaxKeysForgetsTheLeastRecentlyUsedKey() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(10, 10, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(8)
+			.build());
+		for (int i = 0; i < 8; i++) {
+			take(store, "key-" + i);
+		}
+		this.ticker.set(Duration.ofSeconds(2));
+		for (int i = 0; i < 8; i++) {
+			if (i != 5) {
+				take(store, "key-" + i);
+			}
+		}
+		assertThat(take(store, "new")).isEqualTo("ok 9");
+		assertThat(size(store)).isEqualTo(8);
+		// key-5 was forgotten: it starts full again; the others kept their two calls
+		assertThat(store.inspect("key-5").getRemaining()).isEqualTo(10);
+		assertThat(store.inspect("key-4").getRemaining()).isEqualTo(8);
+		assertThat(store.inspect("key-6").getRemaining()).isEqualTo(8);
+	}
+
+	@Test
+	void reservationOfAForgottenKeyIsGivenBackToNobody() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 2, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(1)
+			.build());
+		Reservation first = store.reserve("a", 2, 0);
+		assertThat(first.getDecision().isPermitted()).isTrue();
+		assertThat(take(store, "b")).isEqualTo("ok 1");
+		first.cancel();
+		assertThat(store.inspect("a").getRemaining()).isEqualTo(2);
+		assertThat(take(store, "b")).isEqualTo("ok 0");
+	}
+
+	@Test
+	void decisionOnAKeyForgottenMeanwhileIsMadeOnTheKeyFoundAgain() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 2, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(5, Duration.ofHours(1))
+			.maxKeys(1)
+			.build());
+		KeyState held = store.state("a");
+		assertThat(take(store, "b")).isEqualTo("ok 1");
+		synchronized (held) {
+			assertThat(held.retired).isTrue();
+		}
+		assertThat(store.state("a")).isNotSameAs(held);
+		assertThat(take(store, "a")).isEqualTo("ok 1");
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void sweepKeepsAnIdleKeyWhoseBucketADecisionJustTookFrom() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState state = store.state("a");
+		this.ticker.set(Duration.ofSeconds(10));
+		// a decision at 10s took a token and has not recorded its use yet
+		KeyState.Bucket taken = new KeyState.Bucket(1, Duration.ofSeconds(10).toNanos());
+		assertThat(state.replaceBucket(state.bucket(), taken)).isTrue();
+		store.sweep();
+		assertThat(store.state("a")).isSameAs(state);
+		assertThat(state.bucket()).isSameAs(taken);
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void sweepRetiresTheIdleKeysItForgets() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState state = store.state("a");
+		take(store, "a");
+		this.ticker.set(Duration.ofSeconds(3).plusNanos(1));
+		store.sweep();
+		assertThat(state.bucket()).isSameAs(KeyState.RETIRED);
+		assertThat(store.state("a")).isNotSameAs(state);
+		assertThat(take(store, "a")).isEqualTo("ok 1");
+	}
+
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
