@@ -198,9 +198,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
 		KeyState state = state(key);
+		if (state.slots == null) {
+			return decideBucket(state, key, cost, 0, null);
+		}
 		while (true) {
-			RateLimitDecision decision = (state.slots == null) ? decideBucket(state, key, cost, 0, null)
-					: decideSlots(state, key, cost, 0, true, null);
+			RateLimitDecision decision = decideSlots(state, key, cost, 0, true, null);
 			if (decision != null) {
 				return decision;
 			}
@@ -212,9 +214,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		KeyState state = state(key);
 		Ticket[] ticket = new Ticket[1];
+		if (state.slots == null) {
+			RateLimitDecision decision = decideBucket(state, key, cost, maxWaitNanos, ticket);
+			// the state the decision was made on: the key's may have been replaced meanwhile
+			return new MemoryReservation(ticket[0] != null ? ticket[0].state() : state, ticket[0], decision);
+		}
 		while (true) {
-			RateLimitDecision decision = (state.slots == null) ? decideBucket(state, key, cost, maxWaitNanos, ticket)
-					: decideSlots(state, key, cost, maxWaitNanos, true, ticket);
+			RateLimitDecision decision = decideSlots(state, key, cost, maxWaitNanos, true, ticket);
 			if (decision != null) {
 				return new MemoryReservation(state, ticket[0], decision);
 			}
@@ -224,28 +230,27 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Decides a call of a bucket-only limiter without a lock: the bucket is swapped by
-	 * compare-and-set, and the decision is made again when another thread swapped it first.
+	 * compare-and-set, and the decision is made again when another thread swapped it first, or on
+	 * the key found again when the state was retired meanwhile.
 	 * @param ticket where to leave what an admitted call took, or {@code null}
-	 * @return the decision, or {@code null} when the state was retired
+	 * @return the decision
 	 */
-	private @Nullable RateLimitDecision decideBucket(KeyState state, String key, long cost, long maxWaitNanos,
+	private RateLimitDecision decideBucket(KeyState state, String key, long cost, long maxWaitNanos,
 			Ticket @Nullable [] ticket) {
 		int lost = 0;
 		while (true) {
 			KeyState.Bucket bucket = state.bucket();
 			if (bucket == KeyState.RETIRED) {
-				return null;
+				state = replace(key, state);
+				continue;
 			}
 			// Read after the bucket, so that it is not behind the time the bucket was written at.
 			long now = this.clock.read();
 			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, null, now, cost,
 					maxWaitNanos, 0);
+			boolean permitted = verdict.permitted();
 			KeyState.Bucket taken = verdict.taken();
-			if (!verdict.permitted()) {
-				return RateLimitDecision.of(this.limiterName, key, false, 0, verdict.retryAfterNanos(), false, 0,
-						this.settings, now, verdict.refilled(), null);
-			}
-			if (bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
+			if (permitted && bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
 				// Another thread decided first: retry at once, and after repeated losses step aside
 				// briefly, as Resilience4j does, so the threads on one key do not keep failing each
 				// other.
@@ -257,12 +262,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 				continue;
 			}
-			state.used(now, ACCESS_TOLERANCE_NANOS);
-			if (ticket != null) {
-				ticket[0] = new Ticket(0, cost, verdict.at(), bucket, taken);
+			if (permitted) {
+				state.used(now, ACCESS_TOLERANCE_NANOS);
+				if (ticket != null) {
+					ticket[0] = new Ticket(state, 0, cost, verdict.at(), bucket, taken);
+				}
 			}
-			return RateLimitDecision.of(this.limiterName, key, true, verdict.at() - now, 0, false, 0, this.settings,
-					verdict.at(), taken, null);
+			return RateLimitDecision.of(this.limiterName, key, permitted, permitted ? verdict.at() - now : 0,
+					verdict.retryAfterNanos(), false, 0, this.settings, permitted ? verdict.at() : now,
+					permitted ? taken : verdict.refilled(), null);
 		}
 	}
 
@@ -295,7 +303,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			long sequence = LimiterAlgorithm.admit(this.settings, slots, verdict.at(), cost);
 			state.used(now, ACCESS_TOLERANCE_NANOS);
 			if (ticket != null) {
-				ticket[0] = new Ticket(sequence, cost, verdict.at(), bucket, taken);
+				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
 			}
 			return describe(key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
 		}
