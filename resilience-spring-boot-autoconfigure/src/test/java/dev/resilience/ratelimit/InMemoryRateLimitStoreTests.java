@@ -289,6 +289,85 @@ class InMemoryRateLimitStoreTests {
 		assertThat(take(store, "a")).isEqualTo("ok 1");
 	}
 
+	@Test
+	void tryAcquireDecidesExactlyAsAReservationWithoutWait() {
+		for (RefillStrategy strategy : RefillStrategy.values()) {
+			RateLimiterSettings settings = RateLimiterSettings.builder()
+				.tokenBucket(5, 2, Duration.ofMillis(100), strategy)
+				.build();
+			InMemoryRateLimitStore trying = store(settings);
+			InMemoryRateLimitStore reserving = store(settings);
+			long[] costs = { 1, 3, 2, 5, 1, 1, 4, 2 };
+			for (int step = 0; step < 40; step++) {
+				long cost = costs[step % costs.length];
+				RateLimitDecision tried = trying.tryAcquire("a", cost);
+				RateLimitDecision reserved = reserving.reserve("a", cost, 0).getDecision();
+				assertThat(tried.toString()).as("%s at step %d", strategy, step).isEqualTo(reserved.toString());
+				assertThat(tried.getRetryAfter()).isEqualTo(reserved.getRetryAfter());
+				assertThat(tried.getRemaining()).isEqualTo(reserved.getRemaining());
+				this.ticker.advance(Duration.ofMillis(17 * (step % 4)));
+			}
+		}
+	}
+
+	@Test
+	void tryAcquireWaitsForNoReservationMadeBeforeIt() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		// the bucket is reserved a second ahead: a call now, even with tokens to spare, queues behind
+		assertThat(store.reserve("a", 2, Duration.ofSeconds(5).toNanos()).getDecision().isPermitted()).isTrue();
+		assertThat(store.reserve("a", 1, Duration.ofSeconds(5).toNanos()).getDecision().getWait())
+			.isEqualTo(Duration.ofSeconds(1));
+		this.ticker.advance(Duration.ofMillis(1500));
+		RateLimitDecision decision = store.tryAcquire("a", 1);
+		assertThat(decision.isPermitted()).isFalse();
+		assertThat(decision.getRetryAfter()).isEqualTo(Duration.ofMillis(500));
+		this.ticker.advance(Duration.ofMillis(500));
+		assertThat(store.tryAcquire("a", 1).isPermitted()).isTrue();
+	}
+
+	@Test
+	void tryAcquireOnARetiredBucketIsDecidedOnTheKeyFoundAgain() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState held = store.state("a");
+		store.tryAcquire("a", 2);
+		// retired while still in the map, as a sweep or an eviction leaves it before removing it
+		assertThat(held.replaceBucket(held.bucket(), KeyState.RETIRED)).isTrue();
+		RateLimitDecision decision = store.tryAcquire("a", 1);
+		assertThat(decision.isPermitted()).isTrue();
+		assertThat(decision.getRemaining()).isEqualTo(1);
+		assertThat(store.state("a")).isNotSameAs(held);
+		assertThat(held.bucket()).isSameAs(KeyState.RETIRED);
+		assertThat(store.heldKeys()).isEqualTo(1);
+	}
+
+	@Test
+	void takeNowAdmitsExactlyWhenTheDecisionWithoutWaitDoes() {
+		for (RefillStrategy strategy : RefillStrategy.values()) {
+			RateLimiterSettings settings = RateLimiterSettings.builder()
+				.tokenBucket(4, 3, Duration.ofNanos(100), strategy)
+				.build();
+			TokenBucketSettings bucketSettings = settings.tokenBucket();
+			for (long tokens = 0; tokens <= 4; tokens++) {
+				for (long updatedAt = 900; updatedAt <= 1100; updatedAt += 50) {
+					for (long cost = 1; cost <= 4; cost++) {
+						KeyState.Bucket bucket = new KeyState.Bucket(tokens, updatedAt);
+						LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, 1000, cost, 0, 0);
+						KeyState.Bucket taken = LimiterAlgorithm.takeNow(bucketSettings, bucket, 1000, cost);
+						String at = strategy + " " + bucket + " cost " + cost;
+						assertThat(taken != null).as(at).isEqualTo(verdict.permitted());
+						if (taken != null) {
+							assertThat(taken).as(at).isEqualTo(verdict.taken());
+						}
+					}
+				}
+			}
+		}
+	}
+
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
