@@ -195,40 +195,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return state(key);
 	}
 
-	/*
-	 * Speed: an admitted call of a bucket-only limiter, the usual one, is decided here in a few
-	 * lines that the JIT inlines into the caller, so the decision it returns is not allocated when
-	 * the caller only asks whether it was permitted (escape analysis): the bucket swapped in is the
-	 * call's one allocation. Anything else (a rejection, a retired state, a limiter without a
-	 * bucket) takes the general path, whose decision is built at one place.
-	 */
-
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
 		KeyState state = state(key);
-		TokenBucketSettings bucketSettings = this.settings.tokenBucket();
-		if (state.slots != null || bucketSettings == null) {
-			return tryAcquireSlow(state, key, cost);
-		}
-		int lost = 0;
-		while (true) {
-			KeyState.Bucket bucket = state.bucket();
-			// Read after the bucket, so that it is not behind the time the bucket was written at.
-			long now = this.clock.read();
-			KeyState.Bucket taken = (bucket != null && bucket != KeyState.RETIRED)
-					? LimiterAlgorithm.takeNow(bucketSettings, bucket, now, cost) : null;
-			if (taken == null) {
-				return decideBucket(state, key, cost, 0, null);
-			}
-			if (state.replaceBucket(bucket, taken)) {
-				state.used(now, ACCESS_TOLERANCE_NANOS);
-				return RateLimitDecision.of(this.limiterName, key, true, 0, 0, false, 0, this.settings, now, taken, null);
-			}
-			backOff(++lost);
-		}
-	}
-
-	private RateLimitDecision tryAcquireSlow(KeyState state, String key, long cost) {
 		if (state.slots == null) {
 			return decideBucket(state, key, cost, 0, null);
 		}
@@ -282,7 +251,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			boolean permitted = verdict.permitted();
 			KeyState.Bucket taken = verdict.taken();
 			if (permitted && bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
-				backOff(++lost);
+				// Another thread decided first: retry at once, and after repeated losses step aside
+				// briefly, as Resilience4j does, so the threads on one key do not keep failing each
+				// other.
+				if (++lost > 1) {
+					LockSupport.parkNanos(1);
+				}
+				else {
+					Thread.onSpinWait();
+				}
 				continue;
 			}
 			if (permitted) {
@@ -294,19 +271,6 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			return RateLimitDecision.of(this.limiterName, key, permitted, permitted ? verdict.at() - now : 0,
 					verdict.retryAfterNanos(), false, 0, this.settings, permitted ? verdict.at() : now,
 					permitted ? taken : verdict.refilled(), null);
-		}
-	}
-
-	/**
-	 * After another thread swapped the bucket first: retry at once, and after repeated losses step
-	 * aside briefly, as Resilience4j does, so the threads on one key do not keep failing each other.
-	 */
-	private static void backOff(int lost) {
-		if (lost > 1) {
-			LockSupport.parkNanos(1);
-		}
-		else {
-			Thread.onSpinWait();
 		}
 	}
 

@@ -82,24 +82,6 @@ final class LimiterAlgorithm {
 		return new Verdict(refilled, taken, at, 0, true, false);
 	}
 
-	/**
-	 * Decides a call of a bucket-only limiter that must be admitted at {@code now} or not at all,
-	 * changing nothing: what {@link #decide} with no wait and no slots decides, for its admitted
-	 * case alone.
-	 * @param settings the bucket's settings
-	 * @param bucket the key's bucket, not {@link KeyState#RETIRED}
-	 * @param now the time, not before the bucket was read
-	 * @param cost the call's cost
-	 * @return the key's new bucket when the call is admitted now, otherwise {@code null}
-	 */
-	static KeyState.@Nullable Bucket takeNow(TokenBucketSettings settings, KeyState.Bucket bucket, long now, long cost) {
-		KeyState.Bucket refilled = bucket.refill(settings, now);
-		if (refilled.updatedAt() > now || refilled.tokens() < cost) {
-			return null;
-		}
-		return new KeyState.Bucket(refilled.tokens() - cost, refilled.updatedAt());
-	}
-
 	private static long windowsAvailableAt(RateLimiterSettings settings, KeyState.Slots slots, long now, long cost) {
 		long at = now;
 		SlidingWindow[] windows = slots.windows;

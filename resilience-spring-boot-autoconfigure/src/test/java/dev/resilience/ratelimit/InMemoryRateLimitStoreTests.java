@@ -344,30 +344,6 @@ class InMemoryRateLimitStoreTests {
 		assertThat(store.heldKeys()).isEqualTo(1);
 	}
 
-	@Test
-	void takeNowAdmitsExactlyWhenTheDecisionWithoutWaitDoes() {
-		for (RefillStrategy strategy : RefillStrategy.values()) {
-			RateLimiterSettings settings = RateLimiterSettings.builder()
-				.tokenBucket(4, 3, Duration.ofNanos(100), strategy)
-				.build();
-			TokenBucketSettings bucketSettings = settings.tokenBucket();
-			for (long tokens = 0; tokens <= 4; tokens++) {
-				for (long updatedAt = 900; updatedAt <= 1100; updatedAt += 50) {
-					for (long cost = 1; cost <= 4; cost++) {
-						KeyState.Bucket bucket = new KeyState.Bucket(tokens, updatedAt);
-						LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, 1000, cost, 0, 0);
-						KeyState.Bucket taken = LimiterAlgorithm.takeNow(bucketSettings, bucket, 1000, cost);
-						String at = strategy + " " + bucket + " cost " + cost;
-						assertThat(taken != null).as(at).isEqualTo(verdict.permitted());
-						if (taken != null) {
-							assertThat(taken).as(at).isEqualTo(verdict.taken());
-						}
-					}
-				}
-			}
-		}
-	}
-
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
