@@ -99,6 +99,23 @@ final class Contenders {
 	}
 
 	/**
+	 * Returns Resilience4j's registry whose default configuration is that of
+	 * {@link #resilience4j}: a user keys limiters by name with {@code registry.rateLimiter(key)}.
+	 * @param limitForPeriod permits per period
+	 * @param refreshPeriod the period
+	 * @return the registry, empty
+	 */
+	static io.github.resilience4j.ratelimiter.RateLimiterRegistry resilience4jRegistry(int limitForPeriod,
+			Duration refreshPeriod) {
+		RateLimiterConfig config = RateLimiterConfig.custom()
+			.limitForPeriod(limitForPeriod)
+			.limitRefreshPeriod(refreshPeriod)
+			.timeoutDuration(Duration.ZERO)
+			.build();
+		return io.github.resilience4j.ratelimiter.RateLimiterRegistry.of(config);
+	}
+
+	/**
 	 * Returns Guava's smooth bursty limiter.
 	 * @param permitsPerSecond the rate
 	 * @return the limiter

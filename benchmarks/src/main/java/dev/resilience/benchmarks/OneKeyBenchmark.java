@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import com.github.benmanes.caffeine.cache.Cache;
 import io.github.bucket4j.Bucket;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -23,9 +24,13 @@ import dev.resilience.ratelimit.RateLimiter;
 /**
  * A benchmark of the cheapest decision there is: one bucket, limits so high that every call is
  * admitted, asked by one thread and by two threads sharing the bucket. Ours is measured with the
- * empty key (the limiter's single shared bucket) and with a named key, against Resilience4j's
- * {@code AtomicRateLimiter}, a local Bucket4j bucket and Guava's {@code RateLimiter}, and beside
- * them the floor they all share: reading the clock once.
+ * empty key (the limiter's single shared bucket) and with a named key, the way
+ * {@code @RateLimited(key = "#customerId")} is used. The named key is compared with the keyed
+ * peers as their users write them: Bucket4j buckets in a Caffeine cache looked up by key, and
+ * Resilience4j's {@code RateLimiterRegistry.rateLimiter(name)} then {@code acquirePermission()};
+ * both keys with the bare, keyless buckets: Resilience4j's {@code AtomicRateLimiter}, a local
+ * Bucket4j bucket and Guava's {@code RateLimiter}; and beside them the floor they all share:
+ * reading the clock once.
  * <pre class="code">
  * benchmarks/run.sh OneKeyBenchmark
  * </pre>
@@ -38,7 +43,11 @@ import dev.resilience.ratelimit.RateLimiter;
 @Measurement(iterations = 3, time = 1)
 public class OneKeyBenchmark {
 
-	@Param({ "ours_shared_key", "ours_named_key", "resilience4j", "bucket4j", "guava", "clock_only" })
+	/** The key every keyed contender is asked for. */
+	static final String KEY = "k";
+
+	@Param({ "ours_shared_key", "ours_named_key", "resilience4j_registry", "bucket4j_caffeine", "resilience4j",
+			"bucket4j", "guava", "clock_only" })
 	String impl;
 
 	private BooleanSupplier limiter;
@@ -70,7 +79,16 @@ public class OneKeyBenchmark {
 			}
 			case "ours_named_key" -> {
 				RateLimiter ours = Contenders.oursTokenBucket(rate, rate, second);
-				yield () -> ours.tryAcquire("k", 1).isPermitted();
+				yield () -> ours.tryAcquire(KEY, 1).isPermitted();
+			}
+			case "resilience4j_registry" -> {
+				io.github.resilience4j.ratelimiter.RateLimiterRegistry registry = Contenders
+					.resilience4jRegistry((int) (rate / 10), Duration.ofMillis(100));
+				yield () -> registry.rateLimiter(KEY).acquirePermission();
+			}
+			case "bucket4j_caffeine" -> {
+				Cache<String, Bucket> buckets = Contenders.bucket4jCache(RandomKeysBenchmark.MAXIMUM_SIZE);
+				yield () -> buckets.get(KEY, (k) -> Contenders.bucket4j(rate, rate, second)).tryConsume(1);
 			}
 			// A tenth of the rate per 100 ms: Resilience4j's permits per period are an int.
 			case "resilience4j" -> Contenders.resilience4j((int) (rate / 10), Duration.ofMillis(100))::acquirePermission;

@@ -58,16 +58,34 @@ class BenchmarkReportTests {
 		BenchmarkReport report = new BenchmarkReport(Result.parseCsv(CSV), Map.of("ours", 120.0, "bucket4j_caffeine", 360.0),
 				Map.of(), Map.of());
 		String markdown = report.toMarkdown("- CPU: test\n");
-		// One thread: 25 / 16 >= 1.5 for both of ours.
-		assertThat(markdown).contains("| One key admitting, 1 thread: ours ≥ 1.5× the best competitor | best competitor Bucket4j 16.00");
-		assertThat(line(markdown, "One key admitting, 1 thread")).endsWith("| **met** |");
-		assertThat(line(markdown, "One key admitting, 2 threads")).endsWith("| not measured |");
+		// One thread: the named key 25 / 16 >= 0.8 of the best bare bucket; no keyed peer in this run.
+		assertThat(markdown).contains("| One named key admitting, 1 thread: ours ≥ 0.8× the best bare bucket | 25.00 vs 16.00 ops/µs (Bucket4j) = 1.56×");
+		assertThat(line(markdown, "One named key admitting, 1 thread: ours ≥ 0.8×")).endsWith("| **met** |");
+		assertThat(line(markdown, "One named key admitting, 1 thread: ours ≥ 1.5×")).endsWith("| not measured |");
+		assertThat(line(markdown, "One named key admitting, 2 threads: ours ≥ 0.8×")).endsWith("| not measured |");
 		// 4 / 10 < 0.5 of Bucket4j, 4 / 5 >= 0.8 of the low limit.
 		assertThat(line(markdown, "ours ≥ 0.5× a Bucket4j bucket")).endsWith("| **not met** |");
 		assertThat(line(markdown, "not much slower than at 1,000")).endsWith("| **met** |");
 		assertThat(line(markdown, "ours ≤ 150 B")).endsWith("| **met** |");
-		assertThat(markdown).contains("| 1 | ours, key \"k\" | 25.00 | 1.00 | — | 1.56× | 2.50× |");
+		assertThat(markdown).contains("| 1 | ours, key \"k\" | 25.00 | 1.00 | — | — | — | 1.56× | 2.50× |");
 		assertThat(markdown).contains("| ours | 120.0 B | — |\n| Bucket4j in Caffeine | 360.0 B | 3.00× |");
+	}
+
+	@Test
+	void toMarkdownComparesTheNamedKeyWithTheBestKeyedPeer() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0), CSV.get(2),
+				"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,16.0,0.5,\"ops/us\",resilience4j_registry,",
+				"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,8.0,0.5,\"ops/us\",bucket4j_caffeine,",
+				"\"dev.resilience.benchmarks.OneKeyBenchmark.oneThread\",\"thrpt\",1,3,40.0,0.5,\"ops/us\",resilience4j,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		// 25 / 16 >= 1.5 of the best keyed peer, 25 / 40 < 0.8 of the best bare bucket
+		assertThat(line(markdown, "One named key admitting, 1 thread: ours ≥ 1.5× the best keyed peer"))
+			.contains("25.00 vs 16.00 ops/µs (Resilience4j registry by key) = 1.56×")
+			.endsWith("| **met** |");
+		assertThat(line(markdown, "One named key admitting, 1 thread: ours ≥ 0.8× the best bare bucket"))
+			.contains("25.00 vs 40.00 ops/µs (Resilience4j) = 0.63×")
+			.endsWith("| **not met** |");
+		assertThat(markdown).contains("| 1 | ours, key \"k\" | 25.00 | 1.00 | 1.56× | 3.13× | 0.63× | — | — |");
 	}
 
 	@Test

@@ -1,15 +1,21 @@
 package dev.resilience.ratelimit;
 
+import java.lang.ref.WeakReference;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import com.github.benmanes.caffeine.cache.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
@@ -20,10 +26,11 @@ import dev.resilience.Ticker;
  * Each key has its own {@link KeyState}: a limiter with only a token bucket decides without a
  * lock (compare-and-set of the bucket), one with windows or permits holds the key's monitor while
  * it decides. Calls for different keys never contend. The empty key, the limiter's shared bucket,
- * is a field; the other keys live in a Caffeine cache that forgets a key once it has been idle
- * long enough to be back to full ({@link #idleHorizonNanos}), and keys beyond {@code max-keys}
- * by Caffeine's size eviction. A forgotten key starts full, so forgetting an idle key loses
- * nothing, and keys chosen by an attacker cannot grow the heap without bound.
+ * is a field; the other keys live in a map that forgets a key once it has been idle long enough
+ * to be back to full ({@link #idleHorizonNanos}, plus up to a second), and keeps at most
+ * {@code max-keys}: a new key beyond them makes the store forget the key used least recently of
+ * a few it samples, as Redis's approximate LRU does. A forgotten key starts full, so forgetting an
+ * idle key loses nothing, and keys chosen by an attacker cannot grow the heap without bound.
  * <p>
  * Time is the {@link Ticker}'s, counted from the store's creation: only differences of readings
  * mean anything, so a ticker near {@link Long#MAX_VALUE} works as well as one near zero.
@@ -31,10 +38,16 @@ import dev.resilience.Ticker;
 public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
-	 * Caffeine records a read as an access only when the last recorded one is more than a second
-	 * old (fewer writes to hot entries), so a key is kept that much longer than its horizon.
+	 * A decision records a use of its key only when the last recorded one is more than this old
+	 * (fewer writes to hot keys), so a key is kept that much longer than its horizon.
 	 */
 	private static final long ACCESS_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/** The longest time between two sweeps for idle keys while the store holds any. */
+	private static final long MAX_SWEEP_DELAY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/** How many keys are sampled to find the one to forget when {@code max-keys} is reached. */
+	private static final int EVICTION_SAMPLE = 8;
 
 	private final String limiterName;
 
@@ -46,7 +59,36 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** The ticker counted from the store's creation. */
 	private final Ticker clock;
 
-	private final Cache<String, KeyState> states;
+	/*
+	 * Speed: a cache with expiry after access (Caffeine) records every read, which cost about
+	 * twice the decision itself. A plain ConcurrentHashMap is read without writing; each key keeps
+	 * the time of its last use to a second (KeyState.lastUsed), and the store forgets idle keys by
+	 * sweeping the map: on a timer while it holds keys, and when its keys are counted. The key
+	 * count is reserved in "size" before a key is put, so the map never holds more than max-keys
+	 * however many threads add keys at once; the keys to forget then are found by sampling
+	 * (the "hand" walks the map, under "maintenance"). A forgotten state is retired (see
+	 * KeyState), so a decision that raced its removal looks the key up again instead of deciding
+	 * on a state nobody will see.
+	 */
+
+	private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
+
+	/** The keys held or about to be put: never fewer than the map holds, never more than {@link #maxKeys}. */
+	private final AtomicInteger size = new AtomicInteger();
+
+	private final int maxKeys;
+
+	/** How long a key is kept after its last recorded use. */
+	private final long expireNanos;
+
+	/** Guards {@link #hand}, eviction and sweeps. */
+	private final ReentrantLock maintenance = new ReentrantLock();
+
+	/** Where the search for a key to forget goes on; guarded by {@link #maintenance}. */
+	private @Nullable Iterator<Map.Entry<String, KeyState>> hand;
+
+	/** Whether a sweep for idle keys is scheduled. */
+	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
 
 	/** How long permits were recently held: an average over the last returned ones. */
 	private volatile long typicalHoldNanos;
@@ -62,13 +104,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.settings = settings;
 		long origin = ticker.read();
 		this.clock = () -> ticker.read() - origin;
-		this.states = Caffeine.newBuilder()
-			.ticker(this.clock::read)
-			.scheduler(Scheduler.systemScheduler())
-			.maximumSize(settings.maxKeys())
-			.expireAfterAccess(Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS),
-					TimeUnit.NANOSECONDS)
-			.build();
+		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
 	}
 
 	/**
@@ -102,16 +139,14 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return RateLimiterSettings.MEMORY_STORE;
 	}
 
+	/** The key's state, made at its first use. */
 	KeyState state(String key) {
 		if (key.isEmpty()) {
 			KeyState shared = this.shared;
 			return (shared != null) ? shared : sharedState();
 		}
-		KeyState state = this.states.getIfPresent(key);
-		if (state == null) {
-			state = this.states.get(key, (k) -> new KeyState(this.settings, this.clock.read()));
-		}
-		return state;
+		KeyState state = this.states.get(key);
+		return (state != null) ? state : add(key);
 	}
 
 	private synchronized KeyState sharedState() {
@@ -123,30 +158,172 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		return shared;
 	}
 
+	/** Puts a new key, after making room for it when the store holds {@code max-keys}. */
+	private KeyState add(String key) {
+		while (true) {
+			KeyState existing = this.states.get(key);
+			if (existing != null) {
+				return existing;
+			}
+			int held = this.size.get();
+			if (held >= this.maxKeys) {
+				makeRoom();
+				continue;
+			}
+			if (!this.size.compareAndSet(held, held + 1)) {
+				continue;
+			}
+			KeyState fresh = new KeyState(this.settings, this.clock.read());
+			existing = this.states.putIfAbsent(key, fresh);
+			if (existing == null) {
+				scheduleSweep();
+				return fresh;
+			}
+			this.size.decrementAndGet();
+			return existing;
+		}
+	}
+
+	/** Looks a key up again after its state was retired, removing that state if still there. */
+	private KeyState replace(String key, KeyState retired) {
+		if (key.isEmpty()) {
+			return state(key);
+		}
+		if (this.states.remove(key, retired)) {
+			this.size.decrementAndGet();
+		}
+		return state(key);
+	}
+
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		return decide(state(key), key, cost, 0, true, null);
+		KeyState state = state(key);
+		if (state.slots == null) {
+			return decideBucket(state, key, cost, 0, null);
+		}
+		while (true) {
+			RateLimitDecision decision = decideSlots(state, key, cost, 0, true, null);
+			if (decision != null) {
+				return decision;
+			}
+			state = replace(key, state);
+		}
 	}
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
 		KeyState state = state(key);
-		Ticket ticket = new Ticket();
-		RateLimitDecision decision = decide(state, key, cost, maxWaitNanos, true, ticket);
-		return new MemoryReservation(state, ticket, decision);
+		Ticket[] ticket = new Ticket[1];
+		if (state.slots == null) {
+			RateLimitDecision decision = decideBucket(state, key, cost, maxWaitNanos, ticket);
+			// the state the decision was made on: the key's may have been replaced meanwhile
+			return new MemoryReservation(ticket[0] != null ? ticket[0].state() : state, ticket[0], decision);
+		}
+		while (true) {
+			RateLimitDecision decision = decideSlots(state, key, cost, maxWaitNanos, true, ticket);
+			if (decision != null) {
+				return new MemoryReservation(state, ticket[0], decision);
+			}
+			state = replace(key, state);
+		}
 	}
 
-	/** Decides under the key's monitor when it has windows or permits, without a lock otherwise. */
-	private RateLimitDecision decide(KeyState state, String key, long cost, long maxWaitNanos, boolean commit,
-			@Nullable Ticket ticket) {
-		if (state.slots == null) {
-			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, maxWaitNanos,
-					0, commit, ticket);
+	/**
+	 * Decides a call of a bucket-only limiter without a lock: the bucket is swapped by
+	 * compare-and-set, and the decision is made again when another thread swapped it first, or on
+	 * the key found again when the state was retired meanwhile.
+	 * @param ticket where to leave what an admitted call took, or {@code null}
+	 * @return the decision
+	 */
+	private RateLimitDecision decideBucket(KeyState state, String key, long cost, long maxWaitNanos,
+			Ticket @Nullable [] ticket) {
+		int lost = 0;
+		while (true) {
+			KeyState.Bucket bucket = state.bucket();
+			if (bucket == KeyState.RETIRED) {
+				state = replace(key, state);
+				continue;
+			}
+			// Read after the bucket, so that it is not behind the time the bucket was written at.
+			long now = this.clock.read();
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, null, now, cost,
+					maxWaitNanos, 0);
+			boolean permitted = verdict.permitted();
+			KeyState.Bucket taken = verdict.taken();
+			if (permitted && bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
+				// Another thread decided first: retry at once, and after repeated losses step aside
+				// briefly, as Resilience4j does, so the threads on one key do not keep failing each
+				// other.
+				if (++lost > 1) {
+					LockSupport.parkNanos(1);
+				}
+				else {
+					Thread.onSpinWait();
+				}
+				continue;
+			}
+			if (permitted) {
+				state.used(now, ACCESS_TOLERANCE_NANOS);
+				if (ticket != null) {
+					ticket[0] = new Ticket(state, 0, cost, verdict.at(), bucket, taken);
+				}
+			}
+			return RateLimitDecision.of(this.limiterName, key, permitted, permitted ? verdict.at() - now : 0,
+					verdict.retryAfterNanos(), false, 0, this.settings, permitted ? verdict.at() : now,
+					permitted ? taken : verdict.refilled(), null);
 		}
+	}
+
+	/**
+	 * Decides a call of a limiter with windows or permits under the key's monitor. With
+	 * {@code commit} false, only tells what would be decided.
+	 * @param ticket where to leave what an admitted call took, or {@code null}
+	 * @return the decision, or {@code null} when the state was retired
+	 */
+	private @Nullable RateLimitDecision decideSlots(KeyState state, String key, long cost, long maxWaitNanos,
+			boolean commit, Ticket @Nullable [] ticket) {
+		KeyState.Slots slots = Objects.requireNonNull(state.slots);
 		synchronized (state) {
-			return LimiterAlgorithm.decide(this.limiterName, key, this.settings, state, this.clock, cost, maxWaitNanos,
-					this.typicalHoldNanos, commit, ticket);
+			if (state.retired) {
+				return null;
+			}
+			KeyState.Bucket bucket = state.bucket();
+			long now = this.clock.read();
+			LimiterAlgorithm.prune(this.settings, slots, now);
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, slots, now, cost,
+					maxWaitNanos, this.typicalHoldNanos);
+			if (!verdict.permitted() || !commit) {
+				return describe(key, verdict.refilled(), slots, now, verdict.permitted(), 0, verdict.retryAfterNanos(),
+						verdict.concurrencyLimited());
+			}
+			KeyState.Bucket taken = verdict.taken();
+			if (bucket != null && taken != null) {
+				state.replaceBucket(bucket, taken); // always succeeds: its writers hold the monitor
+			}
+			long sequence = LimiterAlgorithm.admit(this.settings, slots, verdict.at(), cost);
+			state.used(now, ACCESS_TOLERANCE_NANOS);
+			if (ticket != null) {
+				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
+			}
+			return describe(key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
 		}
+	}
+
+	/** A decision of a key with windows or permits; the caller holds the key's monitor. */
+	private RateLimitDecision describe(String key, KeyState.@Nullable Bucket bucket, KeyState.Slots slots, long at,
+			boolean permitted, long waitNanos, long retryAfterNanos, boolean concurrencyLimited) {
+		long[] windowQuotas = null;
+		SlidingWindow[] windows = slots.windows;
+		if (windows != null) {
+			windowQuotas = new long[windows.length * 2];
+			for (int i = 0; i < windows.length; i++) {
+				WindowSettings window = this.settings.windows().get(i);
+				windowQuotas[2 * i] = windows[i].remaining(window, at);
+				windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
+			}
+		}
+		return RateLimitDecision.of(this.limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
+				slots.inFlight(), this.settings, at, bucket, windowQuotas);
 	}
 
 	@Override
@@ -235,12 +412,30 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		KeyState state = key.isEmpty() ? this.shared : this.states.getIfPresent(key);
-		if (state == null) {
-			state = new KeyState(this.settings, this.clock.read());
+		KeyState state = key.isEmpty() ? this.shared : this.states.get(key);
+		while (true) {
+			if (state == null) {
+				state = new KeyState(this.settings, this.clock.read());
+			}
+			// permitted when a call of cost 1 would be admitted now
+			RateLimitDecision decision = (state.slots == null) ? inspectBucket(state, key)
+					: decideSlots(state, key, 1, 0, false, null);
+			if (decision != null) {
+				return decision;
+			}
+			state = null; // forgotten meanwhile: as good as new
 		}
-		// permitted when a call of cost 1 would be admitted now
-		return decide(state, key, 1, 0, false, null);
+	}
+
+	private @Nullable RateLimitDecision inspectBucket(KeyState state, String key) {
+		KeyState.Bucket bucket = state.bucket();
+		if (bucket == KeyState.RETIRED) {
+			return null;
+		}
+		long now = this.clock.read();
+		LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, null, now, 1, 0, 0);
+		return RateLimitDecision.of(this.limiterName, key, verdict.permitted(), 0, verdict.retryAfterNanos(), false, 0,
+				this.settings, now, verdict.refilled(), null);
 	}
 
 	@Override
@@ -249,7 +444,10 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			this.shared = null;
 		}
 		else {
-			this.states.invalidate(key);
+			KeyState removed = this.states.remove(key);
+			if (removed != null) {
+				this.size.decrementAndGet();
+			}
 		}
 	}
 
@@ -260,8 +458,143 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public OptionalLong keyCount() {
-		this.states.cleanUp();
-		return OptionalLong.of(this.states.estimatedSize());
+		sweep();
+		return OptionalLong.of(this.states.size());
+	}
+
+	/**
+	 * Returns the keys held, counting those being put: at any instant at least the keys in the
+	 * map and at most {@code max-keys}.
+	 */
+	int heldKeys() {
+		return this.size.get();
+	}
+
+	/** Forgets the keys of a sample, the least recently used one, until there is room for one more key. */
+	private void makeRoom() {
+		this.maintenance.lock();
+		try {
+			while (this.size.get() >= this.maxKeys) {
+				if (!forgetOne()) {
+					// Every key counted is still being put by another thread: let it finish.
+					Thread.yield();
+					return;
+				}
+			}
+		}
+		finally {
+			this.maintenance.unlock();
+		}
+	}
+
+	/** Forgets the key used least recently of a few sampled; the caller holds {@link #maintenance}. */
+	private boolean forgetOne() {
+		Map.Entry<String, KeyState> victim = null;
+		for (int i = 0; i < EVICTION_SAMPLE; i++) {
+			Iterator<Map.Entry<String, KeyState>> hand = this.hand;
+			if (hand == null || !hand.hasNext()) {
+				hand = this.states.entrySet().iterator();
+				this.hand = hand;
+				if (!hand.hasNext()) {
+					break;
+				}
+			}
+			Map.Entry<String, KeyState> candidate = hand.next();
+			if (victim == null || candidate.getValue().lastUsed - victim.getValue().lastUsed < 0) {
+				victim = candidate;
+			}
+		}
+		if (victim == null) {
+			return false;
+		}
+		KeyState state = victim.getValue();
+		retire(state);
+		if (this.states.remove(victim.getKey(), state)) {
+			this.size.decrementAndGet();
+		}
+		return true;
+	}
+
+	/** Retires a state whatever it holds: the store forgets its key. */
+	private static void retire(KeyState state) {
+		if (state.slots != null) {
+			synchronized (state) {
+				state.retired = true;
+			}
+			return;
+		}
+		while (true) {
+			KeyState.Bucket bucket = state.bucket();
+			if (bucket == null || bucket == KeyState.RETIRED || state.replaceBucket(bucket, KeyState.RETIRED)) {
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Forgets every key idle for {@link #expireNanos}, each retired only if no decision was made
+	 * on it meanwhile: a bucket-only key by compare-and-set from the bucket that is back to full,
+	 * any other under its monitor, where its decisions record their use.
+	 */
+	void sweep() {
+		this.maintenance.lock();
+		try {
+			long now = this.clock.read();
+			for (Map.Entry<String, KeyState> entry : this.states.entrySet()) {
+				KeyState state = entry.getValue();
+				if (retireIfIdle(state, now) && this.states.remove(entry.getKey(), state)) {
+					this.size.decrementAndGet();
+				}
+			}
+		}
+		finally {
+			this.maintenance.unlock();
+		}
+	}
+
+	private boolean retireIfIdle(KeyState state, long now) {
+		if (state.slots != null) {
+			synchronized (state) {
+				if (!state.retired && now - state.lastUsed >= this.expireNanos) {
+					state.retired = true;
+				}
+				return state.retired;
+			}
+		}
+		KeyState.Bucket bucket = state.bucket();
+		if (bucket == KeyState.RETIRED) {
+			return true;
+		}
+		if (bucket == null || now - state.lastUsed < this.expireNanos) {
+			return false;
+		}
+		// A decision racing this sweep may not have recorded its use yet: its bucket is not full.
+		TokenBucketSettings bucketSettings = Objects.requireNonNull(this.settings.tokenBucket());
+		KeyState.Bucket refilled = bucket.refill(bucketSettings, now);
+		return refilled.tokens() >= bucketSettings.capacity() && refilled.updatedAt() <= now
+				&& state.replaceBucket(bucket, KeyState.RETIRED);
+	}
+
+	/**
+	 * Schedules a sweep for idle keys unless one is: the store forgets idle keys even when nobody
+	 * calls it. The task holds the store only weakly, so a store dropped meanwhile is not kept.
+	 */
+	private void scheduleSweep() {
+		if (this.sweepScheduled.get() || !this.sweepScheduled.compareAndSet(false, true)) {
+			return;
+		}
+		WeakReference<InMemoryRateLimitStore> store = new WeakReference<>(this);
+		long delay = Math.min(this.expireNanos, MAX_SWEEP_DELAY_NANOS);
+		CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
+			InMemoryRateLimitStore live = store.get();
+			if (live != null) {
+				live.sweepScheduled.set(false);
+				live.sweep();
+				if (!live.states.isEmpty()) {
+					live.scheduleSweep();
+				}
+			}
+		});
 	}
 
 	/**
@@ -302,14 +635,15 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 		private final KeyState state;
 
-		private final Ticket ticket;
+		/** What the call took; {@code null} when it was rejected. */
+		private final @Nullable Ticket ticket;
 
 		private final RateLimitDecision decision;
 
 		/** Whether the call was given back or its permit returned; guarded by the state's monitor. */
 		private boolean done;
 
-		MemoryReservation(KeyState state, Ticket ticket, RateLimitDecision decision) {
+		MemoryReservation(KeyState state, @Nullable Ticket ticket, RateLimitDecision decision) {
 			this.state = state;
 			this.ticket = ticket;
 			this.decision = decision;
@@ -326,7 +660,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					woken = permitReturned(this.state, LimiterAlgorithm.giveBack(settings, this.state, this.ticket, clock),
+					woken = permitReturned(this.state,
+							LimiterAlgorithm.giveBack(settings, this.state, Objects.requireNonNull(this.ticket), clock),
 							false);
 				}
 			}
@@ -342,7 +677,8 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					woken = permitReturned(this.state, LimiterAlgorithm.release(this.state.slots, this.ticket.sequence),
+					woken = permitReturned(this.state, LimiterAlgorithm.release(this.state.slots,
+							Objects.requireNonNull(this.ticket).sequence()),
 							true);
 				}
 			}
@@ -358,7 +694,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public String toString() {
-		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + this.states.estimatedSize() + "]";
+		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + heldKeys() + "]";
 	}
 
 }

@@ -18,8 +18,17 @@ import org.jspecify.annotations.Nullable;
  * guarded by this object's monitor, which the decisions of such limiters hold throughout (their
  * bucket is then written only under the monitor too). Waiters for a returned permit wait on the
  * monitor. A bucket-only key is this object and its bucket: a few dozen bytes.
+ * <p>
+ * A state the store has forgotten is <em>retired</em>, for good: a bucket-only state's bucket is
+ * then {@link #RETIRED} (set by compare-and-set, so a decision racing the store either lands
+ * first, and the store keeps the key, or fails its own compare-and-set and looks the key up
+ * again); any other state is marked {@link #retired} under its monitor, which its decisions
+ * check under the same monitor.
  */
 final class KeyState {
+
+	/** The bucket of a retired bucket-only state: never a real bucket. */
+	static final Bucket RETIRED = new Bucket(Long.MIN_VALUE, Long.MIN_VALUE);
 
 	private static final VarHandle BUCKET;
 
@@ -32,11 +41,25 @@ final class KeyState {
 		}
 	}
 
-	/** The bucket; {@code null} without a token bucket. */
+	/*
+	 * Speed: a key is found by one ConcurrentHashMap read and decided by one compare-and-set of
+	 * "bucket", so the hot path writes nothing else. The store forgets idle keys from "lastUsed",
+	 * which a decision writes only when it is more than a tolerance old (as Caffeine records an
+	 * access), so a hot key does not write it on every call; a key is therefore forgotten up to
+	 * that tolerance later than it could be, never sooner.
+	 */
+
+	/** The bucket; {@code null} without a token bucket, {@link #RETIRED} once forgotten. */
 	private volatile @Nullable Bucket bucket;
 
 	/** The windows and leases; {@code null} for a limiter with only a token bucket. */
 	final @Nullable Slots slots;
+
+	/** When a decision last recorded a use of the key, on the store's clock (to a tolerance). */
+	volatile long lastUsed;
+
+	/** Whether a state with {@link #slots} was forgotten; guarded by this object's monitor. */
+	boolean retired;
 
 	KeyState(RateLimiterSettings settings, long now) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
@@ -44,6 +67,7 @@ final class KeyState {
 			this.bucket = new Bucket(TokenBucket.full(bucketSettings, now));
 		}
 		this.slots = (settings.windows().isEmpty() && settings.maxConcurrent() == 0) ? null : new Slots(settings, now);
+		this.lastUsed = now;
 	}
 
 	@Nullable Bucket bucket() {
@@ -53,6 +77,13 @@ final class KeyState {
 	/** Replaces the bucket if it is still {@code expected}. */
 	boolean replaceBucket(Bucket expected, Bucket replacement) {
 		return BUCKET.compareAndSet(this, expected, replacement);
+	}
+
+	/** Records a use at {@code now} unless one was recorded less than {@code tolerance} before. */
+	void used(long now, long tolerance) {
+		if (now - this.lastUsed > tolerance) {
+			this.lastUsed = now;
+		}
 	}
 
 	/**

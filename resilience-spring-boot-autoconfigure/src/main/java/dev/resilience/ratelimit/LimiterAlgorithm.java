@@ -1,7 +1,5 @@
 package dev.resilience.ratelimit;
 
-import java.util.concurrent.locks.LockSupport;
-
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
@@ -12,9 +10,11 @@ import dev.resilience.Ticker;
  * since each constraint only ever admits more as time passes, that is the latest of their
  * individual earliest times. A rejected call changes nothing.
  * <p>
- * A limiter with windows or leases holds the key's monitor around every call here. A limiter
- * with only a token bucket holds nothing: the bucket is replaced by compare-and-set, and a
- * decision that lost the race to another thread is made again.
+ * {@link #decide} is pure: it returns the key's new bucket and the verdict, and changes nothing.
+ * The store makes it atomic: a limiter with only a token bucket swaps the bucket by
+ * compare-and-set and decides again when another thread was first; a limiter with windows or
+ * leases holds the key's monitor, prunes the windows first and records an admitted call with
+ * {@link #admit}.
  */
 final class LimiterAlgorithm {
 
@@ -25,72 +25,61 @@ final class LimiterAlgorithm {
 	}
 
 	/**
-	 * Decides one call. With {@code commit} false, only tells what would be decided.
-	 * @param clock the store's clock, read after the bucket so that it is not behind the time
-	 * the bucket was written at
-	 * @param typicalHoldNanos how long permits were recently held, 0 when unknown
-	 * @param ticket filled in when the call is admitted and may be given back, or {@code null}
+	 * The outcome of one decision.
+	 *
+	 * @param refilled the bucket refilled to the time of the call, {@code null} without one
+	 * @param taken the bucket after the call took its tokens when permitted: the key's new bucket
+	 * @param at when the call proceeds, when permitted
+	 * @param retryAfterNanos how long a rejected call should wait, 0 when permitted
+	 * @param permitted whether the call is admitted within its wait
+	 * @param concurrencyLimited whether a rejected call lacked only a concurrency permit
 	 */
-	static RateLimitDecision decide(String name, String key, RateLimiterSettings settings, KeyState state,
-			Ticker clock, long cost, long maxWaitNanos, long typicalHoldNanos, boolean commit, @Nullable Ticket ticket) {
+	record Verdict(KeyState.@Nullable Bucket refilled, KeyState.@Nullable Bucket taken, long at, long retryAfterNanos,
+			boolean permitted, boolean concurrencyLimited) {
+	}
+
+	/**
+	 * Decides one call of a key at {@code now}, changing nothing.
+	 * @param settings the limiter's settings
+	 * @param bucket the key's bucket, {@code null} without a token bucket
+	 * @param slots the key's windows and leases, pruned at {@code now}; {@code null} for a
+	 * bucket-only limiter
+	 * @param now the time, not before the bucket's
+	 * @param cost the call's cost
+	 * @param maxWaitNanos how long the call may wait for its turn
+	 * @param typicalHoldNanos how long permits were recently held, 0 when unknown
+	 * @return the verdict
+	 */
+	static Verdict decide(RateLimiterSettings settings, KeyState.@Nullable Bucket bucket, KeyState.@Nullable Slots slots,
+			long now, long cost, long maxWaitNanos, long typicalHoldNanos) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		KeyState.Slots slots = state.slots;
-		int lost = 0;
-		while (true) {
-			KeyState.Bucket bucket = state.bucket();
-			long now = clock.read();
-			long at = now;
-			TokenBucket.State refilled = null;
-			if (bucket != null && bucketSettings != null) {
-				refilled = TokenBucket.refill(bucketSettings, bucket.state(), now);
-				if (refilled.updatedAt() > now || refilled.tokens() < cost) {
-					at = TokenBucket.availableAt(bucketSettings, refilled, now, cost);
-				}
+		long at = now;
+		KeyState.Bucket refilled = null;
+		if (bucket != null && bucketSettings != null) {
+			refilled = bucket.refill(bucketSettings, now);
+			if (refilled.updatedAt() > now || refilled.tokens() < cost) {
+				at = TokenBucket.availableAt(bucketSettings, refilled.state(), now, cost);
 			}
-			boolean concurrencyFull = false;
-			if (slots != null) {
-				prune(settings, slots, now);
-				at = Math.max(at, windowsAvailableAt(settings, slots, now, cost));
-				concurrencyFull = slots.leases != null && slots.inFlight() >= settings.maxConcurrent();
-			}
-			long wait = at - now;
-			if (concurrencyFull || wait > maxWaitNanos || !commit) {
-				boolean permitted = !concurrencyFull && wait <= maxWaitNanos;
-				long retryAfter = (slots == null || !concurrencyFull) ? wait
-						: Math.max(wait, permitEstimate(settings, slots, now, typicalHoldNanos));
-				return describe(name, key, settings, (refilled != null) ? new KeyState.Bucket(refilled) : null, slots, now,
-						permitted, 0, permitted ? 0 : retryAfter, concurrencyFull && wait <= maxWaitNanos);
-			}
-			KeyState.Bucket after = null;
-			if (refilled != null) {
-				// Refilled to "now" already: again only for a call that waits.
-				if (at != now) {
-					refilled = TokenBucket.refill(bucketSettings, bucket.state(), at);
-				}
-				after = new KeyState.Bucket(refilled.tokens() - cost, refilled.updatedAt());
-				if (!state.replaceBucket(bucket, after)) {
-					// Another thread decided first (bucket-only limiters): retry at once, and after
-					// repeated losses step aside briefly, as Resilience4j does, so the threads on
-					// one key do not keep failing each other.
-					if (++lost > 1) {
-						LockSupport.parkNanos(1);
-					}
-					else {
-						Thread.onSpinWait();
-					}
-					continue;
-				}
-			}
-			long sequence = (slots != null) ? admit(settings, slots, at, cost) : 0;
-			if (ticket != null) {
-				ticket.sequence = sequence;
-				ticket.cost = cost;
-				ticket.at = at;
-				ticket.before = bucket;
-				ticket.after = after;
-			}
-			return describe(name, key, settings, after, slots, at, true, wait, 0, false);
 		}
+		boolean concurrencyFull = false;
+		if (slots != null) {
+			at = Math.max(at, windowsAvailableAt(settings, slots, now, cost));
+			concurrencyFull = slots.leases != null && slots.inFlight() >= settings.maxConcurrent();
+		}
+		long wait = at - now;
+		if (concurrencyFull || wait > maxWaitNanos) {
+			long retryAfter = (slots == null || !concurrencyFull) ? wait
+					: Math.max(wait, permitEstimate(settings, slots, now, typicalHoldNanos));
+			return new Verdict(refilled, null, now, Math.max(0, retryAfter), false,
+					concurrencyFull && wait <= maxWaitNanos);
+		}
+		KeyState.Bucket taken = null;
+		if (refilled != null) {
+			// Refilled to "now" already: again only for a call that waits.
+			KeyState.Bucket atStart = (at != now) ? bucket.refill(bucketSettings, at) : refilled;
+			taken = new KeyState.Bucket(atStart.tokens() - cost, atStart.updatedAt());
+		}
+		return new Verdict(refilled, taken, at, 0, true, false);
 	}
 
 	private static long windowsAvailableAt(RateLimiterSettings settings, KeyState.Slots slots, long now, long cost) {
@@ -105,7 +94,7 @@ final class LimiterAlgorithm {
 	}
 
 	/** Records an admitted call in the windows and leases; returns its sequence number. */
-	private static long admit(RateLimiterSettings settings, KeyState.Slots slots, long at, long cost) {
+	static long admit(RateLimiterSettings settings, KeyState.Slots slots, long at, long cost) {
 		long sequence = ++slots.admissions;
 		SlidingWindow[] windows = slots.windows;
 		if (windows != null) {
@@ -119,7 +108,8 @@ final class LimiterAlgorithm {
 		return sequence;
 	}
 
-	private static void prune(RateLimiterSettings settings, KeyState.Slots slots, long now) {
+	/** Drops the window entries and leases that no longer count at {@code now}; never changes a decision. */
+	static void prune(RateLimiterSettings settings, KeyState.Slots slots, long now) {
 		SlidingWindow[] windows = slots.windows;
 		if (windows != null) {
 			for (int i = 0; i < windows.length; i++) {
@@ -164,16 +154,17 @@ final class LimiterAlgorithm {
 	 */
 	static long giveBack(RateLimiterSettings settings, KeyState state, Ticket ticket, Ticker clock) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		KeyState.Bucket taken = ticket.after;
-		KeyState.Bucket before = ticket.before;
+		KeyState.Bucket taken = ticket.after();
+		KeyState.Bucket before = ticket.before();
 		if (bucketSettings != null && taken != null && before != null) {
 			while (true) {
 				KeyState.Bucket current = state.bucket();
-				if (current == null) {
+				// A forgotten key starts full again: nothing to give back to.
+				if (current == null || current == KeyState.RETIRED) {
 					break;
 				}
 				KeyState.Bucket restored = (current == taken) ? before
-						: returnTokens(bucketSettings, current, taken, ticket.cost, clock.read());
+						: returnTokens(bucketSettings, current, taken, ticket.cost(), clock.read());
 				if (state.replaceBucket(current, restored)) {
 					break;
 				}
@@ -186,10 +177,10 @@ final class LimiterAlgorithm {
 		SlidingWindow[] windows = slots.windows;
 		if (windows != null) {
 			for (int i = 0; i < windows.length; i++) {
-				windows[i].remove(settings.windows().get(i), ticket.sequence, ticket.cost, ticket.at);
+				windows[i].remove(settings.windows().get(i), ticket.sequence(), ticket.cost(), ticket.at());
 			}
 		}
-		return release(slots, ticket.sequence);
+		return release(slots, ticket.sequence());
 	}
 
 	/** Puts back what a call took, up to the room the bucket had at its fullest since. */
@@ -210,27 +201,6 @@ final class LimiterAlgorithm {
 	 */
 	static long release(KeyState.@Nullable Slots slots, long sequence) {
 		return (slots != null && slots.leases != null) ? slots.leases.remove(sequence) : Long.MIN_VALUE;
-	}
-
-	private static RateLimitDecision describe(String name, String key, RateLimiterSettings settings,
-			KeyState.@Nullable Bucket bucket, KeyState.@Nullable Slots slots, long at, boolean permitted,
-			long waitNanos, long retryAfterNanos, boolean concurrencyLimited) {
-		long[] windowQuotas = null;
-		int inFlight = 0;
-		if (slots != null) {
-			SlidingWindow[] windows = slots.windows;
-			if (windows != null) {
-				windowQuotas = new long[windows.length * 2];
-				for (int i = 0; i < windows.length; i++) {
-					WindowSettings window = settings.windows().get(i);
-					windowQuotas[2 * i] = windows[i].remaining(window, at);
-					windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
-				}
-			}
-			inFlight = slots.inFlight();
-		}
-		return new RateLimitDecision(name, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited, inFlight,
-				settings, at, bucket, windowQuotas);
 	}
 
 }

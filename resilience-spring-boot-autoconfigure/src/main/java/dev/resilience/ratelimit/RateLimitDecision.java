@@ -1,8 +1,6 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 
@@ -10,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What a rate limiter decided for one call, or, from {@link RateLimiter#inspect(String)}, the
- * state of one key. Immutable.
+ * state of one key. Immutable: every field is final, and the quotas are computed from them each
+ * time they are read.
  */
 public final class RateLimitDecision {
 
@@ -30,10 +29,15 @@ public final class RateLimitDecision {
 
 	private final int maxConcurrent;
 
-	// A store's decision keeps the raw numbers and builds the quotas only when they are read:
-	// most callers only ask whether they were permitted.
+	/*
+	 * Speed: most callers only ask whether they were permitted, so a store's decision keeps the
+	 * raw numbers its quotas come from (the limiter's settings, the time, the key's immutable
+	 * bucket after the call and each window's remaining quota and reset) and builds Quota objects
+	 * only when they are read. A decision built from quotas keeps those instead.
+	 */
 
-	private @Nullable List<Quota> quotas;
+	/** The quotas as given, or {@code null} for a store's decision. */
+	private final @Nullable List<Quota> quotas;
 
 	private final @Nullable RateLimiterSettings settings;
 
@@ -41,6 +45,7 @@ public final class RateLimitDecision {
 
 	private final KeyState.@Nullable Bucket bucket;
 
+	/** Each window's remaining quota and nanoseconds until more, in pairs; {@code null} without windows. */
 	private final long @Nullable [] windowQuotas;
 
 	/**
@@ -56,8 +61,7 @@ public final class RateLimitDecision {
 	 */
 	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
 			List<Quota> quotas, int inFlight, int maxConcurrent) {
-		this(limiterName, key, permitted, Durations.toNanos(wait), Durations.toNanos(retryAfter), false, inFlight,
-				maxConcurrent, List.copyOf(quotas));
+		this(limiterName, key, permitted, wait, retryAfter, false, quotas, inFlight, maxConcurrent);
 	}
 
 	/**
@@ -75,11 +79,13 @@ public final class RateLimitDecision {
 	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
 			boolean concurrencyLimited, List<Quota> quotas, int inFlight, int maxConcurrent) {
 		this(limiterName, key, permitted, Durations.toNanos(wait), Durations.toNanos(retryAfter), concurrencyLimited,
-				inFlight, maxConcurrent, List.copyOf(quotas));
+				inFlight, maxConcurrent, List.copyOf(quotas), null, 0, null, null);
 	}
 
 	private RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
-			boolean concurrencyLimited, int inFlight, int maxConcurrent, List<Quota> quotas) {
+			boolean concurrencyLimited, int inFlight, int maxConcurrent, @Nullable List<Quota> quotas,
+			@Nullable RateLimiterSettings settings, long at, KeyState.@Nullable Bucket bucket,
+			long @Nullable [] windowQuotas) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.key = Objects.requireNonNull(key, "key");
 		this.permitted = permitted;
@@ -89,34 +95,31 @@ public final class RateLimitDecision {
 		this.inFlight = inFlight;
 		this.maxConcurrent = maxConcurrent;
 		this.quotas = quotas;
-		this.settings = null;
-		this.at = 0;
-		this.bucket = null;
-		this.windowQuotas = null;
-	}
-
-	/** A store's decision, whose quotas are computed from the given numbers when first read. */
-	RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
-			boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
-			KeyState.@Nullable Bucket bucket, long @Nullable [] windowQuotas) {
-		this.limiterName = limiterName;
-		this.key = key;
-		this.permitted = permitted;
-		this.waitNanos = Math.max(0, waitNanos);
-		this.retryAfterNanos = Math.max(0, retryAfterNanos);
-		this.concurrencyLimited = concurrencyLimited;
-		this.inFlight = inFlight;
-		this.maxConcurrent = settings.maxConcurrent();
 		this.settings = settings;
 		this.at = at;
 		this.bucket = bucket;
 		this.windowQuotas = windowQuotas;
 	}
 
+	/**
+	 * A store's decision, whose quotas are computed from the given values when read.
+	 * @param settings the limiter's settings
+	 * @param at the time the quotas are described at
+	 * @param bucket the key's bucket as of {@code at}, {@code null} without one
+	 * @param windowQuotas each window's remaining quota and nanoseconds until more at {@code at},
+	 * in pairs, never changed afterwards; {@code null} without windows
+	 */
+	static RateLimitDecision of(String limiterName, String key, boolean permitted, long waitNanos,
+			long retryAfterNanos, boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
+			KeyState.@Nullable Bucket bucket, long @Nullable [] windowQuotas) {
+		return new RateLimitDecision(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
+				inFlight, settings.maxConcurrent(), null, settings, at, bucket, windowQuotas);
+	}
+
 	/** The same decision, admitted after the given wait. */
 	RateLimitDecision waited(long nanos) {
 		return new RateLimitDecision(this.limiterName, this.key, true, nanos, this.retryAfterNanos, false, this.inFlight,
-				this.maxConcurrent, getQuotas());
+				this.maxConcurrent, this.quotas, this.settings, this.at, this.bucket, this.windowQuotas);
 	}
 
 	/**
@@ -193,33 +196,37 @@ public final class RateLimitDecision {
 	 */
 	public List<Quota> getQuotas() {
 		List<Quota> quotas = this.quotas;
-		if (quotas == null) {
-			quotas = computeQuotas(Objects.requireNonNull(this.settings));
-			this.quotas = quotas;
-		}
-		return quotas;
+		return (quotas != null) ? quotas : computeQuotas(Objects.requireNonNull(this.settings));
 	}
 
 	private List<Quota> computeQuotas(RateLimiterSettings settings) {
-		List<Quota> quotas = new ArrayList<>();
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
 		KeyState.Bucket bucket = this.bucket;
-		if (bucketSettings != null && bucket != null) {
-			TokenBucket.State refilled = TokenBucket.refill(bucketSettings, bucket.state(), this.at);
-			long reset = (refilled.tokens() >= bucketSettings.capacity()) ? 0
-					: TokenBucket.availableAt(bucketSettings, refilled, this.at, refilled.tokens() + 1) - this.at;
+		boolean hasBucket = bucketSettings != null && bucket != null;
+		List<WindowSettings> windows = settings.windows();
+		Quota[] quotas = new Quota[(hasBucket ? 1 : 0) + windows.size()];
+		int next = 0;
+		if (hasBucket) {
+			long tokens = bucketTokens(bucketSettings, bucket);
+			long reset = (tokens >= bucketSettings.capacity()) ? 0
+					: TokenBucket.availableAt(bucketSettings, bucket.refill(bucketSettings, this.at).state(), this.at,
+							tokens + 1) - this.at;
 			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
 					bucketSettings.refillTokens());
-			quotas.add(new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
-					refilled.tokens(), Duration.ofNanos(Math.max(0, reset))));
+			quotas[next++] = new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
+					tokens, Duration.ofNanos(Math.max(0, reset)));
 		}
 		long[] windowQuotas = this.windowQuotas;
-		for (int i = 0; i < settings.windows().size(); i++) {
-			WindowSettings window = settings.windows().get(i);
-			quotas.add(new Quota(Quota.Type.WINDOW, window.limit(), window.period(), Objects.requireNonNull(windowQuotas)[2 * i],
-					Duration.ofNanos(windowQuotas[2 * i + 1])));
+		for (int i = 0; i < windows.size(); i++) {
+			WindowSettings window = windows.get(i);
+			quotas[next++] = new Quota(Quota.Type.WINDOW, window.limit(), window.period(),
+					Objects.requireNonNull(windowQuotas)[2 * i], Duration.ofNanos(windowQuotas[2 * i + 1]));
 		}
-		return Collections.unmodifiableList(quotas);
+		return List.of(quotas);
+	}
+
+	private long bucketTokens(TokenBucketSettings bucketSettings, KeyState.Bucket bucket) {
+		return bucket.refill(bucketSettings, this.at).tokens();
 	}
 
 	/**
@@ -240,22 +247,36 @@ public final class RateLimitDecision {
 
 	/** The tightest constraint as (remaining, quota): the one with the least remaining. */
 	private long[] tightest() {
-		long remaining = Long.MAX_VALUE;
-		long quota = 0;
-		for (Quota candidate : getQuotas()) {
-			if (candidate.remaining() < remaining) {
-				remaining = candidate.remaining();
-				quota = candidate.quota();
+		long[] tightest = { Long.MAX_VALUE, 0 };
+		List<Quota> quotas = this.quotas;
+		RateLimiterSettings settings = this.settings;
+		if (quotas != null) {
+			for (Quota candidate : quotas) {
+				tighten(tightest, candidate.remaining(), candidate.quota());
+			}
+		}
+		else if (settings != null) {
+			TokenBucketSettings bucketSettings = settings.tokenBucket();
+			KeyState.Bucket bucket = this.bucket;
+			if (bucketSettings != null && bucket != null) {
+				tighten(tightest, bucketTokens(bucketSettings, bucket), bucketSettings.capacity());
+			}
+			long[] windowQuotas = this.windowQuotas;
+			for (int i = 0; i < settings.windows().size(); i++) {
+				tighten(tightest, Objects.requireNonNull(windowQuotas)[2 * i], settings.windows().get(i).limit());
 			}
 		}
 		if (this.maxConcurrent > 0) {
-			long free = Math.max(0, this.maxConcurrent - this.inFlight);
-			if (free < remaining) {
-				remaining = free;
-				quota = this.maxConcurrent;
-			}
+			tighten(tightest, Math.max(0, this.maxConcurrent - this.inFlight), this.maxConcurrent);
 		}
-		return new long[] { remaining, quota };
+		return tightest;
+	}
+
+	private static void tighten(long[] tightest, long remaining, long quota) {
+		if (remaining < tightest[0]) {
+			tightest[0] = remaining;
+			tightest[1] = quota;
+		}
 	}
 
 	@Override

@@ -70,9 +70,24 @@ public final class WindowLog implements SlidingWindow {
 	@Override
 	public void prune(WindowSettings settings, long now) {
 		long period = settings.periodNanos();
-		while (this.head < this.tail && now - this.times[this.head] >= period) {
-			dropHead();
+		int first = this.head;
+		// Walk the times alone; the running total is read once, at the last entry that leaves.
+		while (first < this.tail && now - this.times[first] >= period) {
+			first++;
 		}
+		if (first == this.head) {
+			return;
+		}
+		if (first == this.tail) {
+			this.headSequence += first - this.head;
+			this.head = 0;
+			this.tail = 0;
+			this.base = 0;
+			return;
+		}
+		this.base = this.totals[first - 1];
+		this.headSequence += first - this.head;
+		this.head = first;
 	}
 
 	/** The oldest entry leaves; the running totals of the others stay as they are. */

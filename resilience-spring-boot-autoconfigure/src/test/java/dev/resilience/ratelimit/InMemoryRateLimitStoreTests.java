@@ -175,6 +175,175 @@ class InMemoryRateLimitStoreTests {
 		assertThat(size(store)).isZero();
 	}
 
+	@Test
+	void keyUsedWithinItsHorizonIsKeptHoweverLongItIsUsed() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		for (int half = 0; half <= 20; half++) {
+			this.ticker.set(Duration.ofMillis(500L * half));
+			take(store, "a");
+			assertThat(size(store)).isEqualTo(1);
+		}
+		// last use at 10s, recorded at 9.5s at the earliest (to a second): kept until 12.5s + 1ns at least
+		this.ticker.set(Duration.ofMillis(12_500));
+		assertThat(size(store)).isEqualTo(1);
+		this.ticker.set(Duration.ofSeconds(14).plusNanos(1));
+		assertThat(size(store)).isZero();
+	}
+
+	@Test
+	void keyWithWindowsIsForgottenOnceIdleAndNotBefore() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		assertThat(take(store, "a")).isEqualTo("ok 0");
+		// horizon 2s + 1ns, plus the second a use may go unrecorded
+		this.ticker.set(Duration.ofSeconds(3));
+		assertThat(size(store)).isEqualTo(1);
+		this.ticker.set(Duration.ofSeconds(3).plusNanos(1));
+		assertThat(size(store)).isZero();
+		assertThat(take(store, "a")).isEqualTo("ok 0");
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void newKeyBeyondMaxKeysForgetsTheLeastRecentlyUsedKey() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(10, 10, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(8)
+			.build());
+		for (int i = 0; i < 8; i++) {
+			take(store, "key-" + i);
+		}
+		this.ticker.set(Duration.ofSeconds(2));
+		for (int i = 0; i < 8; i++) {
+			if (i != 5) {
+				take(store, "key-" + i);
+			}
+		}
+		assertThat(take(store, "new")).isEqualTo("ok 9");
+		assertThat(size(store)).isEqualTo(8);
+		// key-5 was forgotten: it starts full again; the others kept their two calls
+		assertThat(store.inspect("key-5").getRemaining()).isEqualTo(10);
+		assertThat(store.inspect("key-4").getRemaining()).isEqualTo(8);
+		assertThat(store.inspect("key-6").getRemaining()).isEqualTo(8);
+	}
+
+	@Test
+	void reservationOfAForgottenKeyIsGivenBackToNobody() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 2, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(1)
+			.build());
+		Reservation first = store.reserve("a", 2, 0);
+		assertThat(first.getDecision().isPermitted()).isTrue();
+		assertThat(take(store, "b")).isEqualTo("ok 1");
+		first.cancel();
+		assertThat(store.inspect("a").getRemaining()).isEqualTo(2);
+		assertThat(take(store, "b")).isEqualTo("ok 0");
+	}
+
+	@Test
+	void decisionOnAKeyForgottenMeanwhileIsMadeOnTheKeyFoundAgain() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 2, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(5, Duration.ofHours(1))
+			.maxKeys(1)
+			.build());
+		KeyState held = store.state("a");
+		assertThat(take(store, "b")).isEqualTo("ok 1");
+		synchronized (held) {
+			assertThat(held.retired).isTrue();
+		}
+		assertThat(store.state("a")).isNotSameAs(held);
+		assertThat(take(store, "a")).isEqualTo("ok 1");
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void sweepKeepsAnIdleKeyWhoseBucketADecisionJustTookFrom() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState state = store.state("a");
+		this.ticker.set(Duration.ofSeconds(10));
+		// a decision at 10s took a token and has not recorded its use yet
+		KeyState.Bucket taken = new KeyState.Bucket(1, Duration.ofSeconds(10).toNanos());
+		assertThat(state.replaceBucket(state.bucket(), taken)).isTrue();
+		store.sweep();
+		assertThat(store.state("a")).isSameAs(state);
+		assertThat(state.bucket()).isSameAs(taken);
+		assertThat(size(store)).isEqualTo(1);
+	}
+
+	@Test
+	void sweepRetiresTheIdleKeysItForgets() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState state = store.state("a");
+		take(store, "a");
+		this.ticker.set(Duration.ofSeconds(3).plusNanos(1));
+		store.sweep();
+		assertThat(state.bucket()).isSameAs(KeyState.RETIRED);
+		assertThat(store.state("a")).isNotSameAs(state);
+		assertThat(take(store, "a")).isEqualTo("ok 1");
+	}
+
+	@Test
+	void tryAcquireDecidesExactlyAsAReservationWithoutWait() {
+		for (RefillStrategy strategy : RefillStrategy.values()) {
+			RateLimiterSettings settings = RateLimiterSettings.builder()
+				.tokenBucket(5, 2, Duration.ofMillis(100), strategy)
+				.build();
+			InMemoryRateLimitStore trying = store(settings);
+			InMemoryRateLimitStore reserving = store(settings);
+			long[] costs = { 1, 3, 2, 5, 1, 1, 4, 2 };
+			for (int step = 0; step < 40; step++) {
+				long cost = costs[step % costs.length];
+				RateLimitDecision tried = trying.tryAcquire("a", cost);
+				RateLimitDecision reserved = reserving.reserve("a", cost, 0).getDecision();
+				assertThat(tried.toString()).as("%s at step %d", strategy, step).isEqualTo(reserved.toString());
+				assertThat(tried.getRetryAfter()).isEqualTo(reserved.getRetryAfter());
+				assertThat(tried.getRemaining()).isEqualTo(reserved.getRemaining());
+				this.ticker.advance(Duration.ofMillis(17 * (step % 4)));
+			}
+		}
+	}
+
+	@Test
+	void tryAcquireWaitsForNoReservationMadeBeforeIt() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		// the bucket is reserved a second ahead: a call now, even with tokens to spare, queues behind
+		assertThat(store.reserve("a", 2, Duration.ofSeconds(5).toNanos()).getDecision().isPermitted()).isTrue();
+		assertThat(store.reserve("a", 1, Duration.ofSeconds(5).toNanos()).getDecision().getWait())
+			.isEqualTo(Duration.ofSeconds(1));
+		this.ticker.advance(Duration.ofMillis(1500));
+		RateLimitDecision decision = store.tryAcquire("a", 1);
+		assertThat(decision.isPermitted()).isFalse();
+		assertThat(decision.getRetryAfter()).isEqualTo(Duration.ofMillis(500));
+		this.ticker.advance(Duration.ofMillis(500));
+		assertThat(store.tryAcquire("a", 1).isPermitted()).isTrue();
+	}
+
+	@Test
+	void tryAcquireOnARetiredBucketIsDecidedOnTheKeyFoundAgain() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build());
+		KeyState held = store.state("a");
+		store.tryAcquire("a", 2);
+		// retired while still in the map, as a sweep or an eviction leaves it before removing it
+		assertThat(held.replaceBucket(held.bucket(), KeyState.RETIRED)).isTrue();
+		RateLimitDecision decision = store.tryAcquire("a", 1);
+		assertThat(decision.isPermitted()).isTrue();
+		assertThat(decision.getRemaining()).isEqualTo(1);
+		assertThat(store.state("a")).isNotSameAs(held);
+		assertThat(held.bucket()).isSameAs(KeyState.RETIRED);
+		assertThat(store.heldKeys()).isEqualTo(1);
+	}
+
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();

@@ -36,6 +36,37 @@ class SlidingWindowTests {
 	}
 
 	@Test
+	void logWindowPrunedInPartFindsTheEntriesLeftByTheirSequenceNumbers() {
+		WindowSettings window = new WindowSettings(10, Duration.ofNanos(100));
+		WindowLog log = new WindowLog();
+		// sequences 7..10 at 0, 10, 20, 30 with costs 1, 2, 3, 4
+		for (int i = 0; i < 4; i++) {
+			log.add(window, 10L * i, i + 1, 7 + i);
+		}
+		log.prune(window, 115); // the entries at 0 and 10 leave: 7 of 10 still counted
+		assertThat(log.remaining(window, 115)).isEqualTo(3);
+		assertThat(log.nanosUntilMore(window, 115)).isEqualTo(5);
+		log.remove(window, 8, 2, 10); // left already: nothing changes
+		assertThat(log.remaining(window, 115)).isEqualTo(3);
+		log.remove(window, 10, 4, 30);
+		assertThat(log.remaining(window, 115)).isEqualTo(7);
+		log.remove(window, 9, 3, 20);
+		assertThat(log.remaining(window, 115)).isEqualTo(10);
+		assertThat(log.nanosUntilMore(window, 115)).isZero();
+		log.add(window, 115, 5, 11);
+		assertThat(log.remaining(window, 115)).isEqualTo(5);
+		log.prune(window, 215); // every entry leaves
+		assertThat(log.remaining(window, 215)).isEqualTo(10);
+		log.add(window, 215, 1, 12);
+		log.add(window, 216, 2, 13);
+		log.remove(window, 11, 5, 115);
+		assertThat(log.remaining(window, 216)).isEqualTo(7);
+		log.remove(window, 13, 2, 216);
+		assertThat(log.remaining(window, 216)).isEqualTo(9);
+		assertThat(log.availableAt(window, 216, 10)).isEqualTo(315);
+	}
+
+	@Test
 	void logWindowRetryAfterIsWhenTheOldestCountedEntryLeaves() {
 		InMemoryRateLimitStore store = store(WindowAlgorithm.LOG, 2, Duration.ofSeconds(1));
 		assertThat(callAt(store, 0, 1).isPermitted()).isTrue();
