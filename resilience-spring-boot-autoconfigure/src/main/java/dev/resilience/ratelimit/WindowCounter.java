@@ -8,7 +8,7 @@ package dev.resilience.ratelimit;
  * {@code limit} in a given interval; use {@link WindowAlgorithm#LOG} to be exact. The fixed
  * windows of a key start at its first use. Create one with {@link SlidingWindow#create}.
  */
-public final class WindowCounter implements SlidingWindow {
+final class WindowCounter implements SlidingWindow {
 
 	private long start;
 

@@ -15,7 +15,7 @@ import java.util.Arrays;
  * so entries keep their positions and sequence numbers. Create one with
  * {@link SlidingWindow#create}.
  */
-public final class WindowLog implements SlidingWindow {
+final class WindowLog implements SlidingWindow {
 
 	private static final long[] NONE = new long[0];
 
