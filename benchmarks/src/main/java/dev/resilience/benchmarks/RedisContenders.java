@@ -4,9 +4,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.IntPredicate;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
@@ -51,6 +55,9 @@ final class RedisContenders {
 
 	/** Spring Cloud Gateway's script, read from its jar at run time (never copied). */
 	static final String GATEWAY_SCRIPT = "META-INF/scripts/request_rate_limiter.lua";
+
+	/** Where the build copies Spring Cloud Gateway's jar, kept off the class path. */
+	static final String GATEWAY_JAR = "benchmarks/target/gateway/spring-cloud-gateway-server-webflux.jar";
 
 	static IntPredicate ours(RedisClient client, String[] keys) {
 		return ours(client, keys, 0, RATE);
@@ -117,12 +124,19 @@ final class RedisContenders {
 	}
 
 	static String gatewayScript() {
-		try (InputStream in = RedisContenders.class.getClassLoader().getResourceAsStream(GATEWAY_SCRIPT)) {
-			if (in == null) {
-				throw new IllegalStateException(GATEWAY_SCRIPT + " is not on the class path "
-						+ "(spring-cloud-gateway-server-webflux, a benchmarks dependency)");
+		Path jar = Path.of(GATEWAY_JAR);
+		if (!Files.isReadable(jar)) {
+			throw new IllegalStateException(GATEWAY_JAR + " is missing: the benchmarks' package phase copies "
+					+ "spring-cloud-gateway-server-webflux there (run from the project's root after a build)");
+		}
+		try (JarFile file = new JarFile(jar.toFile())) {
+			JarEntry entry = file.getJarEntry(GATEWAY_SCRIPT);
+			if (entry == null) {
+				throw new IllegalStateException(GATEWAY_SCRIPT + " is not in " + GATEWAY_JAR);
 			}
-			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			try (InputStream in = file.getInputStream(entry)) {
+				return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
