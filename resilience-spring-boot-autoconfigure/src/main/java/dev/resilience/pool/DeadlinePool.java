@@ -249,20 +249,34 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				}
 			}
 		});
+		Thread caller = Thread.currentThread();
 		lease.checkout.whenComplete((ignored, checkoutFailure) -> {
-			if (checkoutFailure != null) {
-				result.completeExceptionally(ScheduledAttempts.unwrap(checkoutFailure));
-			}
-			else if (!result.isDone()) {
-				start(lease, callback, result, work);
+			if (checkoutFailure == null && Thread.currentThread() == caller) {
+				// Delivered before this was attached: the work still starts on the scheduler,
+				// never on the caller's thread (an event loop, say).
+				onScheduler(() -> checkedOut(lease, checkoutFailure, callback, result, work));
 			}
 			else {
-				// Cancelled as the connection came: the work never starts, so the lease lets go
-				// here (after the cancellation abandoned it, or in its place).
-				lease.invalidate();
+				checkedOut(lease, checkoutFailure, callback, result, work);
 			}
 		});
 		return result;
+	}
+
+	private <R> void checkedOut(DeadlineLease<T> lease, @Nullable Throwable checkoutFailure,
+			AsyncConnectionCallback<T, R> callback, CompletableFuture<R> result,
+			AtomicReference<@Nullable CompletableFuture<R>> work) {
+		if (checkoutFailure != null) {
+			result.completeExceptionally(ScheduledAttempts.unwrap(checkoutFailure));
+		}
+		else if (!result.isDone()) {
+			start(lease, callback, result, work);
+		}
+		else {
+			// Cancelled as the connection came: the work never starts, so the lease lets go
+			// here (after the cancellation abandoned it, or in its place).
+			lease.invalidate();
+		}
 	}
 
 	/** Starts the work with a leased connection, on the scheduler. */
