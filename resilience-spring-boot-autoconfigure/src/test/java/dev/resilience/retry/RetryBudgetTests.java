@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.resilience.ManualTicker;
 import dev.resilience.Ticker;
@@ -202,41 +204,28 @@ class RetryBudgetTests {
 		assertThat(budget.available()).isZero();
 	}
 
-	@Test
-	void aWindowOfNanosecondsIsExactAtEveryBoundary() {
-		// 250 ns cut into buckets of 2 ns: a first attempt at a bucket's start and a retry anywhere
-		// leave exactly when the exact rule says.
-		RetryBudget budget = new RetryBudget(new RetryBudgetSettings(1, Duration.ofNanos(250), 0), this.ticker);
+	/**
+	 * 250 ns cut evenly into buckets of 2 ns: a first attempt at a bucket's start and a retry
+	 * anywhere leave exactly when the exact rule says. 1,001 ns in buckets of 10 ns, not cut evenly:
+	 * the first attempt at 0 deposits until 1,000, 1 ns short, and the retry at 5 counts until
+	 * 1,006, exactly.
+	 */
+	@ParameterizedTest
+	@CsvSource({ "250, 3, 246, 2", "1001, 5, 994, 5" })
+	void depositsLeaveNoLaterThanExactAndRetriesLeaveExactly(long windowNanos, long retryAt, long depositsFor,
+			long retryCountsFor) {
+		RetryBudget budget = new RetryBudget(new RetryBudgetSettings(1, Duration.ofNanos(windowNanos), 0),
+				this.ticker);
 		budget.recordFirstAttempt();
 		budget.recordFirstAttempt();
-		this.ticker.advanceNanos(3);
+		this.ticker.advanceNanos(retryAt);
 		assertThat(budget.tryRetry()).isTrue();
-		this.ticker.advanceNanos(246);
+		this.ticker.advanceNanos(depositsFor);
 		assertThat(budget.available()).isEqualTo(1);
 		this.ticker.advanceNanos(1);
 		assertThat(budget.available()).isZero();
 		budget.recordFirstAttempt();
-		this.ticker.advanceNanos(2);
-		assertThat(budget.available()).isZero();
-		this.ticker.advanceNanos(1);
-		assertThat(budget.available()).isEqualTo(1);
-	}
-
-	@Test
-	void aWindowNotCutEvenlyLosesDepositsOnlyEarly() {
-		// 1,001 ns in buckets of 10 ns: the first attempt at 0 deposits until 1,000, 1 ns short.
-		// The retry at 5 counts until 1,006, exactly.
-		RetryBudget budget = new RetryBudget(new RetryBudgetSettings(1, Duration.ofNanos(1001), 0), this.ticker);
-		budget.recordFirstAttempt();
-		budget.recordFirstAttempt();
-		this.ticker.advanceNanos(5);
-		assertThat(budget.tryRetry()).isTrue();
-		this.ticker.advanceNanos(994);
-		assertThat(budget.available()).isEqualTo(1);
-		this.ticker.advanceNanos(1);
-		assertThat(budget.available()).isZero();
-		budget.recordFirstAttempt();
-		this.ticker.advanceNanos(5);
+		this.ticker.advanceNanos(retryCountsFor);
 		assertThat(budget.available()).isZero();
 		this.ticker.advanceNanos(1);
 		assertThat(budget.available()).isEqualTo(1);
