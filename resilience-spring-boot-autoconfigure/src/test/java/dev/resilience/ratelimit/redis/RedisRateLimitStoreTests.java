@@ -116,8 +116,9 @@ class RedisRateLimitStoreTests {
 			.tokenBucket(10, 10, Duration.ofSeconds(10), RefillStrategy.GREEDY)
 			.window(5, Duration.ofSeconds(30))
 			.maxConcurrent(3, Duration.ofSeconds(20)));
+		// Refilled slowly enough that no key expires while a loaded machine reads 400 expiries.
 		RateLimiter bucketOnly = limiter("bucket", RateLimiterSettings.builder()
-			.tokenBucket(10, 10, Duration.ofSeconds(10), RefillStrategy.GREEDY));
+			.tokenBucket(10, 1, Duration.ofSeconds(10), RefillStrategy.GREEDY));
 		for (int i = 0; i < 100; i++) {
 			limiter.acquire("user-" + i, 1, Duration.ZERO);
 			bucketOnly.tryAcquire("user-" + i, 2);
@@ -128,8 +129,8 @@ class RedisRateLimitStoreTests {
 			long ttl = server.commands().pttl(key);
 			assertThat(ttl).as(key).isPositive();
 			if (key.startsWith(this.prefix + "bucket:")) {
-				// two tokens at one a second
-				assertThat(ttl).as(key).isLessThanOrEqualTo(2000);
+				// two tokens at one every ten seconds
+				assertThat(ttl).as(key).isLessThanOrEqualTo(20_000);
 			}
 			else if (key.endsWith(":l")) {
 				assertThat(ttl).as(key).isLessThanOrEqualTo(20_000);
