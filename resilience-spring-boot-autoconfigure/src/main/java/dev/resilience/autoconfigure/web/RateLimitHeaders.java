@@ -83,15 +83,6 @@ public final class RateLimitHeaders {
 		return policy.quotedName() + ";r=" + quota.remaining() + ";t=" + seconds(quota.reset());
 	}
 
-	/**
-	 * Returns the {@code Retry-After} value: whole seconds, rounded up.
-	 * @param retryAfter the delay
-	 * @return the value
-	 */
-	public static String retryAfter(Duration retryAfter) {
-		return Long.toString(seconds(retryAfter));
-	}
-
 	/** Whole seconds, rounded up: a client told to come back early would only be rejected again. */
 	static long seconds(Duration duration) {
 		if (duration.isNegative() || duration.isZero()) {
