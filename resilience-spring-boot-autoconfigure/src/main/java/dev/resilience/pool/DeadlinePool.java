@@ -110,6 +110,20 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/** The thread that borrows for asynchronous checkouts. */
 	private final ExecutorService borrower;
 
+	/*
+	 * Who gives back the connection of an asynchronous call: this one thread of the pool's own,
+	 * never the thread that ends the work. That thread is often not ours (a Reactor thread that
+	 * completed or cancelled the publisher, the scheduler, an event loop), and Commons Pool's
+	 * returnObject takes its deque's lock and may park there; parking is not allowed on such a
+	 * thread (BlockHound fails it midway, leaving the connection neither idle nor active, a place
+	 * lost for good). Not the borrowing thread, which may be making a connection for a while, nor
+	 * the replacing one, which makes replacements and closes connections: a give-back is only a
+	 * short lock and a signal, so no outcome waits behind a factory. Handing it the give-back takes
+	 * no lock either (ParkingThread). The outcome goes on to the caller only after the give-back,
+	 * so a caller that sees it finds the connection back.
+	 */
+	private final ExecutorService returner;
+
 	private final ThreadLocal<@Nullable Handle<T>> current = new ThreadLocal<>();
 
 	private final AtomicInteger abandoned = new AtomicInteger();
@@ -130,18 +144,18 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
 			ScheduledExecutorService scheduler) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, WorkerThreads.create(name, settings.maxSize()),
-				scheduler, WorkerThreads.bounded(name + "-borrower", 1));
+				scheduler, WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, workers, WorkerThreads.sharedScheduler(),
-				WorkerThreads.bounded(name + "-borrower", 1));
+				WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers,
-			ScheduledExecutorService scheduler, ExecutorService borrower) {
+			ScheduledExecutorService scheduler, ExecutorService borrower, ExecutorService returner) {
 		this.name = name;
 		this.factory = factory;
 		this.settings = settings;
@@ -153,6 +167,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.replacer = WorkerThreads.bounded(name + "-replacer", 1);
 		this.scheduler = scheduler;
 		this.borrower = borrower;
+		this.returner = returner;
 		try {
 			this.pool.preparePool();
 		}
@@ -290,17 +305,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 		}
 		catch (Throwable ex) {
-			if (lease.release(ex)) {
-				result.completeExceptionally(ex);
+			if (lease.release(ex, () -> result.completeExceptionally(ex))) {
+				return;
 			}
-			else {
-				// The deadline passed while the callback ran: the caller hears of the timeout.
-				lease.expiryInternal().whenComplete((none, timeout) -> {
-					if (timeout != null) {
-						result.completeExceptionally(timeout);
-					}
-				});
-			}
+			// The deadline passed while the callback ran: the caller hears of the timeout.
+			lease.expiryInternal().whenComplete((none, timeout) -> {
+				if (timeout != null) {
+					result.completeExceptionally(timeout);
+				}
+			});
 			return;
 		}
 		CompletableFuture<R> future = toFuture(stage);
@@ -317,17 +330,16 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 		});
 		stage.whenComplete((value, failure) -> {
-			// Decided on the thread that completed the stage, the outcome goes on on the scheduler.
-			if (lease.release(failure)) {
-				onScheduler(() -> {
-					if (failure != null) {
-						result.completeExceptionally(ScheduledAttempts.unwrap(failure));
-					}
-					else {
-						result.complete(value);
-					}
-				});
-			}
+			// Decided on the thread that completed the stage; the connection goes back on the
+			// returning thread, then the outcome goes on on the scheduler.
+			lease.release(failure, () -> {
+				if (failure != null) {
+					result.completeExceptionally(ScheduledAttempts.unwrap(failure));
+				}
+				else {
+					result.complete(value);
+				}
+			});
 		});
 	}
 
@@ -523,6 +535,30 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	void giveBack(Handle<T> handle) {
 		this.pool.returnObject(handle);
 		signal();
+	}
+
+	/**
+	 * Gives the connection of an asynchronous call back on the returning thread, then runs what
+	 * follows (the outcome reaching the caller), if anything, on the scheduler.
+	 */
+	void giveBackLater(Handle<T> handle, @Nullable Runnable then) {
+		Runnable giving = () -> {
+			try {
+				giveBack(handle);
+			}
+			finally {
+				if (then != null) {
+					onScheduler(then);
+				}
+			}
+		};
+		try {
+			this.returner.execute(giving);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the connection is closed as it goes back.
+			giving.run();
+		}
 	}
 
 	/**
@@ -778,6 +814,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	public void close() {
 		this.workers.shutdownNow();
 		this.replacer.shutdown();
+		this.returner.shutdown();
 		this.borrower.shutdownNow();
 		this.pool.close();
 		for (DeadlineLease<T> lease = this.waiters.poll(); lease != null; lease = this.waiters.poll()) {
