@@ -45,6 +45,9 @@ final class RateLimitAcquirer {
 
 	private final List<RateLimitListener> listeners;
 
+	/** The listeners told of a call admitted without a wait, so that the others cost it nothing. */
+	private final List<RateLimitListener> admissionListeners;
+
 	/** Whether rejections record a stack trace: off by default, a flood's rejections would pay for it. */
 	private final boolean stackTraces;
 
@@ -54,6 +57,7 @@ final class RateLimitAcquirer {
 		this.permitWaitClock = permitWaitClock;
 		this.sleeper = sleeper;
 		this.listeners = List.copyOf(listeners);
+		this.admissionListeners = this.listeners.stream().filter(RateLimitListener::admissionsWithoutWait).toList();
 		this.stackTraces = stackTraces;
 	}
 
@@ -133,11 +137,13 @@ final class RateLimitAcquirer {
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {
-		if (this.listeners.isEmpty()) {
+		List<RateLimitListener> listeners = (decision.isPermitted() && decision.getWait().isZero())
+				? this.admissionListeners : this.listeners;
+		if (listeners.isEmpty()) {
 			return;
 		}
 		// A listener must not turn an admitted call into a failure, nor leak its permits.
-		Listeners.tell(this.listeners, (listener) -> listener.onDecision(limiter, decision), logger, "Rate limit listener");
+		Listeners.tell(listeners, (listener) -> listener.onDecision(limiter, decision), logger, "Rate limit listener");
 	}
 
 }

@@ -41,8 +41,14 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(ResilienceEndpoint.class)
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-	ResilienceEndpointWebExtension resilienceEndpointWebExtension(ResilienceEndpoint endpoint) {
-		return new ResilienceEndpointWebExtension(endpoint);
+	ResilienceEndpointWebExtension resilienceEndpointWebExtension(ResilienceEndpoint endpoint,
+			ObjectProvider<ResilienceEvents> events, RateLimiterRegistry rateLimiters) {
+		ResilienceEvents recent = events.getIfAvailable();
+		if (recent != null && rateLimiters.getNames().contains(ResilienceEndpointWebExtension.EVENTS)) {
+			throw new IllegalStateException("Rate limiter 'events' (resilience.rate-limiters.events) cannot be shown by "
+					+ "GET /actuator/resilience/events, which shows the recent events: rename it");
+		}
+		return new ResilienceEndpointWebExtension(endpoint, recent);
 	}
 
 }

@@ -17,10 +17,12 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitStore;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.TokenBucketSettings;
@@ -81,6 +83,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final LongAdder errors = new LongAdder();
 
+	private final List<StoreFailureListener> listeners;
+
 	/** The server's clock minus ours, in microseconds, see {@link #learnClockOffset(long)}. */
 	private volatile long clockOffsetMicros;
 
@@ -101,6 +105,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
 			String keyPrefix, Duration decisionTimeout) {
+		this(limiterName, settings, runner, keyPrefix, decisionTimeout, List.of());
+	}
+
+	/**
+	 * Creates the store of one limiter, which tells listeners of each failure it counts.
+	 * @param limiterName the limiter's name
+	 * @param settings the limiter's settings
+	 * @param runner runs the script on the application's Redis
+	 * @param keyPrefix what every key starts with
+	 * @param decisionTimeout the longest a decision waits for Redis
+	 * @param listeners told of each failure, in order
+	 * @throws IllegalArgumentException if the prefix holds a brace, or the settings are too large to
+	 * be counted exactly in microseconds
+	 */
+	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
+			String keyPrefix, Duration decisionTimeout, List<StoreFailureListener> listeners) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.runner = Objects.requireNonNull(runner, "runner");
@@ -111,6 +131,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					+ decisionTimeout);
 		}
 		this.timeoutNanos = decisionTimeout.toNanos();
+		this.listeners = List.copyOf(listeners);
 	}
 
 	@Override
@@ -323,9 +344,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return failure("decision", ex);
 	}
 
-	/** Counts a failure; what to log when it starts a run of failures. */
+	/** Counts a failure and tells the listeners; what to log when it starts a run of failures. */
 	private @Nullable String failure(String what, Throwable ex) {
 		this.errors.increment();
+		if (!this.listeners.isEmpty()) {
+			Listeners.tell(this.listeners, (listener) -> listener.onStoreFailure(this.limiterName, TYPE, what, ex),
+					logger, "Store failure listener");
+		}
 		if (!this.failing) {
 			this.failing = true;
 			return "Rate limiter '" + this.limiterName + "': Redis " + what + " failed, deciding "
@@ -462,7 +487,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit return") : CompletableFuture.completedFuture(null);
+					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit-return") : CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {
