@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.autoconfigure.support.BackoffProperties;
 import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
@@ -13,6 +15,7 @@ import dev.resilience.poll.PollSettings;
  * {@code @PollUntil(name = "<name>")}. The backoff settings ({@code delay}, {@code backoff},
  * {@code multiplier}, {@code max-delay}) are the {@link BackoffProperties} retry policies have too.
  */
+@ConfigurationPropertiesSource
 public class PollProperties extends BackoffProperties {
 
 	/**

@@ -6,6 +6,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.autoconfigure.support.BackoffProperties;
 import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.retry.Jitter;
@@ -18,6 +20,7 @@ import dev.resilience.retry.RetryPolicy;
  * ({@code delay}, {@code backoff}, {@code multiplier}, {@code max-delay}) are the
  * {@link BackoffProperties} polls have too.
  */
+@ConfigurationPropertiesSource
 public class RetryProperties extends BackoffProperties {
 
 	/**
