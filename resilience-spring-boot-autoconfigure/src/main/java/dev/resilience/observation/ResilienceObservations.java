@@ -55,7 +55,9 @@ public final class ResilienceObservations {
 	 */
 	public static ResilienceObservations of(ObservationRegistry registry,
 			@Nullable ResilienceObservationConvention convention) {
-		return new ResilienceObservations(Objects.requireNonNull(registry, "registry"), convention);
+		Objects.requireNonNull(registry, "registry");
+		return (registry == ObservationRegistry.NOOP && convention == null) ? NONE
+				: new ResilienceObservations(registry, convention);
 	}
 
 	/**

@@ -18,6 +18,8 @@ public final class RecordingHandler implements ObservationHandler<Observation.Co
 
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
+	private final List<String> started = new CopyOnWriteArrayList<>();
+
 	/**
 	 * Makes a test registry with a recording handler.
 	 * @param registry the registry to add the handler to
@@ -36,6 +38,11 @@ public final class RecordingHandler implements ObservationHandler<Observation.Co
 	}
 
 	@Override
+	public void onStart(Observation.Context context) {
+		this.started.add(context.getName());
+	}
+
+	@Override
 	public void onEvent(Observation.Event event, Observation.Context context) {
 		this.events.add(context.getName() + ": " + event.getName() + " " + event.getContextualName());
 	}
@@ -46,6 +53,14 @@ public final class RecordingHandler implements ObservationHandler<Observation.Co
 	 */
 	public List<Observation.Context> offered() {
 		return this.offered;
+	}
+
+	/**
+	 * Returns the names of the observations started, in order.
+	 * @return the names
+	 */
+	public List<String> started() {
+		return this.started;
 	}
 
 	/**
