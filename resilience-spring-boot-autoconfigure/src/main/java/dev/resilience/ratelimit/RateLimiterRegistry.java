@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * The application's rate limiters, by name. The starter registers one as a bean, built from
@@ -27,7 +28,7 @@ public final class RateLimiterRegistry {
 
 	private RateLimiterRegistry(Builder builder) {
 		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners,
-				builder.stackTraces);
+				builder.observations, builder.stackTraces);
 		Map<String, RateLimiter> limiters = new LinkedHashMap<>();
 		builder.settings.forEach((name, settings) -> {
 			RateLimitStoreFactory factory = builder.stores.get(settings.store());
@@ -121,6 +122,8 @@ public final class RateLimiterRegistry {
 
 		private final List<RateLimitListener> listeners = new ArrayList<>();
 
+		private ResilienceObservations observations = ResilienceObservations.none();
+
 		private boolean stackTraces;
 
 		private final Map<String, RateLimitStoreFactory> stores = new HashMap<>();
@@ -158,6 +161,17 @@ public final class RateLimiterRegistry {
 		 */
 		public Builder listener(RateLimitListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets where the calls that wait are observed ({@code resilience.ratelimiter.wait}); none
+		 * by default.
+		 * @param observations the observations
+		 * @return this builder
+		 */
+		public Builder observations(ResilienceObservations observations) {
+			this.observations = Objects.requireNonNull(observations, "observations");
 			return this;
 		}
 
