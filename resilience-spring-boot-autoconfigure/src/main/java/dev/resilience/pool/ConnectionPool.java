@@ -87,7 +87,8 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	 * connection is given back or made; the callback is then called on a thread of the pool's
 	 * scheduler, with the connection as {@link #current()} and the caller's context restored during
 	 * the call, and the connection is held until the stage it returns completes, then given back
-	 * exactly once. A call made inside work of the same pool (where {@link #current()} works) uses
+	 * exactly once, by a thread of the pool's own (never the thread that completed the stage), before
+	 * the returned future completes. A call made inside work of the same pool (where {@link #current()} works) uses
 	 * the connection already held, within the outer deadline.
 	 * <p>
 	 * The returned future completes with the stage's outcome, or fails with

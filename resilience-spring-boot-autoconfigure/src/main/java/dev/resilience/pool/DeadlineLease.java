@@ -253,8 +253,10 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return;
 		}
 		// Hold the connection before claiming it, so an invalidation right after the claim cannot
-		// close it under the holder.
-		held.retain();
+		// close it under the holder. Closed already: the checkout ended, and the claim would fail.
+		if (!held.retainIfOpen()) {
+			return;
+		}
 		if (!this.state.compareAndSet(GRANTED, HELD)) {
 			held.release();
 			return;

@@ -304,6 +304,27 @@ class ConnectionPoolAsyncTests {
 	}
 
 	@Test
+	void aDeliveryThatComesAfterItsCheckoutWasCancelledAndTheConnectionClosedDoesNotCloseItAgain() {
+		AtomicInteger invalid = new AtomicInteger();
+		this.factory.validWhen((connection) -> connection != invalid.get());
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
+				ConnectionPoolSettings.builder().maxSize(1).validateOnCheckout(true).build(), this.ticker, List.of(),
+				ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
+				ManualScheduler.direct(), ManualScheduler.direct()));
+		CompletableFuture<ConnectionLease<Integer>> first = pool.checkoutAsync(TIMEOUT);
+		// Handed out, its delivery queued; cancelled, the connection goes back.
+		first.cancel(false);
+		// The next checkout finds it no longer valid: it is closed and replaced.
+		invalid.set(1);
+		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
+		assertThat(this.factory.destroyedIds).containsExactly(1);
+		this.scheduler.runDue();
+		assertThat(second.getNow(null).connection()).isEqualTo(2);
+		assertThat(this.factory.destroyed).hasValue(1);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
+	}
+
+	@Test
 	void aConnectionDeliveredAfterTheDeadlineNeverStartsTheWorkAndGoesBack() {
 		DeadlinePool<Integer> pool = pool(1);
 		CompletableFuture<String> firstWork = new CompletableFuture<>();
