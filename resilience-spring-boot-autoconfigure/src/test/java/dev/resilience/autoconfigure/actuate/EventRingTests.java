@@ -75,17 +75,20 @@ class EventRingTests {
 	 * 16 threads append 20,000 elements each while 2 threads read: every snapshot holds no null, no
 	 * duplicate, at most {@code size} elements, each thread's in the reverse of the order it
 	 * appended them; at the end the ring holds exactly the last {@code size} of each thread's and
-	 * all of them, {@code size} distinct, with the exact count appended.
+	 * all of them, {@code size} distinct, with the exact count appended. The writers wait halfway
+	 * until each reader has read once, so that reads overlap writes however the threads are run.
 	 */
 	@Test
 	void sixteenThreadsAppendingKeepExactlyTheNewest() throws Exception {
 		int threads = 16;
 		int perThread = 20_000;
 		int size = 1_000;
+		int readers = 2;
 		EventRing<Element> ring = new EventRing<>(size);
-		ExecutorService executor = Executors.newFixedThreadPool(threads + 2);
+		ExecutorService executor = Executors.newFixedThreadPool(threads + readers);
 		try {
 			CountDownLatch start = new CountDownLatch(1);
+			CountDownLatch readWhileWriting = new CountDownLatch(readers);
 			AtomicBoolean writing = new AtomicBoolean(true);
 			List<Future<?>> writers = new ArrayList<>();
 			for (int t = 0; t < threads; t++) {
@@ -93,21 +96,27 @@ class EventRingTests {
 				writers.add(executor.submit(() -> {
 					start.await();
 					for (int i = 0; i < perThread; i++) {
+						if (i == perThread / 2) {
+							assertThat(readWhileWriting.await(60, TimeUnit.SECONDS)).isTrue();
+						}
 						ring.add(new Element(thread, i));
 					}
 					return null;
 				}));
 			}
-			List<Future<Integer>> readers = new ArrayList<>();
-			for (int r = 0; r < 2; r++) {
-				readers.add(executor.submit(() -> {
+			List<Future<Integer>> reads = new ArrayList<>();
+			for (int r = 0; r < readers; r++) {
+				reads.add(executor.submit(() -> {
 					start.await();
-					int snapshots = 0;
+					int overlapping = 0;
 					while (writing.get()) {
+						boolean during = ring.appended() < (long) threads * perThread;
 						checkSnapshot(ring.newestFirst(), size);
-						snapshots++;
+						if (during && overlapping++ == 0) {
+							readWhileWriting.countDown();
+						}
 					}
-					return snapshots;
+					return overlapping;
 				}));
 			}
 			start.countDown();
@@ -115,8 +124,8 @@ class EventRingTests {
 				writer.get(60, TimeUnit.SECONDS);
 			}
 			writing.set(false);
-			for (Future<Integer> reader : readers) {
-				assertThat(reader.get(60, TimeUnit.SECONDS)).isPositive();
+			for (Future<Integer> read : reads) {
+				assertThat(read.get(60, TimeUnit.SECONDS)).isPositive();
 			}
 		}
 		finally {
