@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -91,7 +92,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ConnectionFactory<T> factory;
 
-	private final ConnectionPoolSettings settings;
+	/** Replaced whole at run time ({@link #updateSettings}); Commons Pool's own limits follow. */
+	private volatile ConnectionPoolSettings settings;
 
 	private final Ticker ticker;
 
@@ -195,6 +197,43 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public ConnectionPoolSettings getSettings() {
 		return this.settings;
+	}
+
+	@Override
+	public synchronized void updateSettings(ConnectionPoolSettings settings) {
+		ConnectionPoolSettings previous = this.settings;
+		int threads = 0;
+		if (this.workers instanceof ThreadPoolExecutor executor) {
+			// Platform workers, in proportion to the connections (see WorkerThreads): more before a
+			// larger pool hands out more, fewer after a smaller one stopped.
+			threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
+			if (threads > executor.getMaximumPoolSize()) {
+				executor.setMaximumPoolSize(threads);
+				executor.setCorePoolSize(threads);
+			}
+		}
+		this.settings = settings;
+		this.pool.setConfig(config(settings));
+		if (this.workers instanceof ThreadPoolExecutor executor && threads < executor.getMaximumPoolSize()) {
+			executor.setCorePoolSize(threads);
+			executor.setMaximumPoolSize(threads);
+		}
+		int added = settings.maxSize() - previous.maxSize();
+		if (added > 0) {
+			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
+			// for each of them the new room allows. The asynchronous ones are served by a drain.
+			this.replacer.execute(() -> {
+				for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
+					try {
+						this.pool.addObject();
+					}
+					catch (Exception ex) {
+						return; // the waiters make their own when they can, as before
+					}
+				}
+			});
+			signal();
+		}
 	}
 
 	@Override

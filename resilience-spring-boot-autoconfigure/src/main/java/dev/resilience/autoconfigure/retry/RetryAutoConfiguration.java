@@ -52,7 +52,7 @@ public final class RetryAutoConfiguration {
 			retry.sleeper(sleeper).retryAfter(retryAfter);
 			retryListeners.forEach(retry::listener);
 		});
-		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toPolicy(name)));
+		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toSettings(name)));
 		return builder.build();
 	}
 

@@ -153,7 +153,7 @@ public class RetryProperties extends BackoffProperties {
 	 * @return the policy
 	 * @throws IllegalArgumentException naming the property that is wrong
 	 */
-	public RetryPolicy toPolicy(String name) {
+	public RetryPolicy toSettings(String name) {
 		String prefix = "resilience.retries." + name + ".";
 		checkTypes(prefix + "retry-on", this.retryOn);
 		checkTypes(prefix + "no-retry-on", this.noRetryOn);
