@@ -13,6 +13,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.server.WebFilter;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
@@ -60,11 +61,29 @@ public final class ResilienceEndpointAutoConfiguration {
 
 		@Bean
 		ResilienceWriteBodyFilter resilienceWriteBodyFilter(Environment environment) {
-			String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
-			String path = environment.getProperty("management.endpoints.web.path-mapping.resilience", "resilience");
-			return new ResilienceWriteBodyFilter(("/".equals(basePath) ? "" : basePath) + "/" + path);
+			return new ResilienceWriteBodyFilter(endpointPath(environment));
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(WebFilter.class)
+	@ConditionalOnAvailableEndpoint(endpoint = ResilienceEndpoint.class, exposure = EndpointExposure.WEB)
+	static class ReactiveWriteBodyConfiguration {
+
+		@Bean
+		ResilienceWriteBodyWebFilter resilienceWriteBodyWebFilter(Environment environment) {
+			return new ResilienceWriteBodyWebFilter(endpointPath(environment));
+		}
+
+	}
+
+	/** The path of the endpoint, such as {@code /actuator/resilience}. */
+	static String endpointPath(Environment environment) {
+		String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+		String path = environment.getProperty("management.endpoints.web.path-mapping.resilience", "resilience");
+		return ("/".equals(basePath) ? "" : basePath) + "/" + path;
 	}
 
 }
