@@ -95,6 +95,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/** Replaced whole at run time ({@link #updateSettings}); Commons Pool's own limits follow. */
 	private volatile ConnectionPoolSettings settings;
 
+	/**
+	 * Whether the pool was made smaller while more connections may be out than its new size; only
+	 * then does a give-back count them (Commons Pool would keep a returned one idle and hand it out).
+	 */
+	private volatile boolean shrunk;
+
 	private final Ticker ticker;
 
 	private final List<ConnectionPoolListener> listeners;
@@ -219,6 +225,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			executor.setMaximumPoolSize(threads);
 		}
 		int added = settings.maxSize() - previous.maxSize();
+		if (added < 0) {
+			this.shrunk = true;
+		}
 		if (added > 0) {
 			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
 			// for each of them the new room allows. The asynchronous ones are served by a drain.
@@ -560,8 +569,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Gives a connection back to the pool, for whoever waits. */
 	void giveBack(Handle<T> handle) {
+		if (this.shrunk && overSize()) {
+			// The pool was made smaller at run time and still has more out than its new size: close
+			// this connection rather than keep it for the next caller.
+			invalidateLater(handle);
+			return;
+		}
 		this.pool.returnObject(handle);
 		signal();
+	}
+
+	/** Whether more connections are out than the size allows (counting the one coming back). */
+	private boolean overSize() {
+		if (this.pool.getNumActive() > this.settings.maxSize()) {
+			return true;
+		}
+		this.shrunk = false;
+		return false;
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
 
 /**
@@ -103,8 +102,7 @@ public class PollProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
-					ex);
+			throw new IllegalArgumentException("resilience.polls." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 

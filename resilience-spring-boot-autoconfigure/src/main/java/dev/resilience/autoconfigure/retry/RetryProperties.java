@@ -7,7 +7,6 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
 import dev.resilience.retry.RetryPolicy;
@@ -163,7 +162,7 @@ public class RetryProperties extends BackoffProperties {
 				budget = new RetryBudgetSettings(this.budget.ratio, this.budget.window, this.budget.minRetriesPerSecond);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(prefix + "budget." + PropertyNames.inMessage(ex.getMessage()), ex);
+				throw new IllegalArgumentException(prefix + "budget." + ex.getMessage(), ex);
 			}
 		}
 		else if (this.budget.tuned) {
@@ -183,8 +182,7 @@ public class RetryProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					"Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
+			throw new IllegalArgumentException("resilience.retries." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 
