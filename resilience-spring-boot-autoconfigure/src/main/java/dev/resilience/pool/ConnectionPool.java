@@ -36,6 +36,16 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	ConnectionPoolSettings getSettings();
 
 	/**
+	 * Replaces the pool's settings at run time. A larger {@code max-size} lets waiting callers in
+	 * at once; a smaller one takes no connection away, closes those given back while more than it
+	 * are out, and hands out no more until fewer than it are out. The pool keeps its idle
+	 * connections, within the new sizes. A new {@code timeout} applies to the calls that begin
+	 * after the change.
+	 * @param settings the new settings
+	 */
+	void updateSettings(ConnectionPoolSettings settings);
+
+	/**
 	 * Returns what the pool holds now.
 	 * @return the counts
 	 */

@@ -66,6 +66,23 @@ public final class RateLimiterRegistry {
 	}
 
 	/**
+	 * Replaces a limiter's settings at run time, atomically: a call decides with the old settings
+	 * or the new ones, never a mix. They apply from the next decision, and every key keeps its
+	 * state (a bucket its tokens, no more than a new capacity; a window its entries; a key its
+	 * permits). The change may not alter what a key's state is made of: the store, whether there
+	 * is a token bucket, how many windows and their algorithm, whether there is
+	 * {@code max-concurrent}.
+	 * @param name the limiter's name
+	 * @param settings its new settings
+	 * @throws IllegalArgumentException if there is no such limiter, or the settings differ in
+	 * shape, naming the setting
+	 * @throws IllegalStateException if the limiter's store cannot change its settings
+	 */
+	public void updateSettings(String name, RateLimiterSettings settings) {
+		((StoreRateLimiter) get(name)).updateSettings(Objects.requireNonNull(settings, "settings"));
+	}
+
+	/**
 	 * Returns the names of all limiters, in configuration order.
 	 * @return the names
 	 */

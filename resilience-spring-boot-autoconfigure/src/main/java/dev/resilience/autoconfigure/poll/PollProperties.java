@@ -7,7 +7,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
 
 /**
@@ -106,8 +105,7 @@ public class PollProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
-					ex);
+			throw new IllegalArgumentException("resilience.polls." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 

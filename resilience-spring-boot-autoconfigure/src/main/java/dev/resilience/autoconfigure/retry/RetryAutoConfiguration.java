@@ -53,7 +53,7 @@ public final class RetryAutoConfiguration {
 			retry.sleeper(sleeper).retryAfter(retryAfter).observations(observations);
 			retryListeners.forEach(retry::listener);
 		});
-		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toPolicy(name)));
+		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toSettings(name)));
 		return builder.build();
 	}
 

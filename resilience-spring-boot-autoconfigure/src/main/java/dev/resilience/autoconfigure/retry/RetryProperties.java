@@ -9,7 +9,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
 import dev.resilience.retry.RetryPolicy;
@@ -156,7 +155,7 @@ public class RetryProperties extends BackoffProperties {
 	 * @return the policy
 	 * @throws IllegalArgumentException naming the property that is wrong
 	 */
-	public RetryPolicy toPolicy(String name) {
+	public RetryPolicy toSettings(String name) {
 		String prefix = "resilience.retries." + name + ".";
 		checkTypes(prefix + "retry-on", this.retryOn);
 		checkTypes(prefix + "no-retry-on", this.noRetryOn);
@@ -166,7 +165,7 @@ public class RetryProperties extends BackoffProperties {
 				budget = new RetryBudgetSettings(this.budget.ratio, this.budget.window, this.budget.minRetriesPerSecond);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(prefix + "budget." + PropertyNames.inMessage(ex.getMessage()), ex);
+				throw new IllegalArgumentException(prefix + "budget." + ex.getMessage(), ex);
 			}
 		}
 		else if (this.budget.tuned) {
@@ -186,8 +185,7 @@ public class RetryProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					"Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
+			throw new IllegalArgumentException("resilience.retries." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 
