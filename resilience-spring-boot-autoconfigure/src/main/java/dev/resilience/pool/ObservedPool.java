@@ -40,6 +40,11 @@ final class ObservedPool<T> implements ConnectionPool<T> {
 	}
 
 	@Override
+	public void updateSettings(ConnectionPoolSettings settings) {
+		this.pool.updateSettings(settings);
+	}
+
+	@Override
 	public ConnectionPoolStats getStats() {
 		return this.pool.getStats();
 	}
