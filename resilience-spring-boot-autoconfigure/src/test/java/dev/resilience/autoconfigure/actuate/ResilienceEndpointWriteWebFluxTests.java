@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Duration;
+
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
@@ -42,7 +44,11 @@ class ResilienceEndpointWriteWebFluxTests {
 
 	@Test
 	void postShouldChangeALimitAndRefuseAWrongOne(@Autowired RateLimiterRegistry registry) {
-		WebTestClient client = WebTestClient.bindToServer().baseUrl("http://localhost:" + this.port).build();
+		WebTestClient client = WebTestClient.bindToServer()
+			.baseUrl("http://localhost:" + this.port)
+			// The first request warms a cold server up: five seconds were too few on a loaded machine.
+			.responseTimeout(Duration.ofSeconds(30))
+			.build();
 		RateLimiter limiter = registry.get("partner");
 		assertThat(permitted(limiter, 4)).isEqualTo(3);
 		client.post()
