@@ -43,8 +43,10 @@ public final class ResilienceHealthAutoConfiguration {
 		return new ResilienceHealthIndicator(rateLimiters, pools.orderedStream().toList());
 	}
 
+	// spring-boot-health does not bring spring-boot-actuator, whose types the groups implement
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(HealthEndpointGroupsPostProcessor.class)
+	@ConditionalOnClass(value = HealthEndpointGroupsPostProcessor.class,
+			name = "org.springframework.boot.actuate.endpoint.web.AdditionalPathsMapper")
 	@ConditionalOnBean(RateLimiterRegistry.class)
 	static class ReadinessConfiguration {
 

@@ -7,6 +7,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.micrometer.context.ContextSnapshotFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.aot.BeanRegistrationAotProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
@@ -31,7 +32,8 @@ import dev.resilience.pool.ConnectionPoolSettings;
  * {@code @Autowired ConnectionPool<HttpWorker>} finds the right pool; a pool without a factory is a
  * {@code ConnectionPool<Object>}. Mistakes stop startup naming the property: a setting out of
  * range, a factory bean that does not exist or is no {@link ConnectionFactory}, a pool name that
- * another bean already has.
+ * another bean already has. Under Spring's AOT processing the pools are not part of the
+ * generated context: this registrar registers them when that context starts, as it does without AOT.
  */
 public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProcessor {
 
@@ -70,6 +72,9 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 			}
 			definition.setInstanceSupplier(() -> createPool(beanFactory, name, factory, settings));
 			definition.setDestroyMethodName("close");
+			// AOT cannot write an instance supplier as code: the pools are left out of the generated
+			// context, and this registrar, which runs in it too, registers them from the environment
+			definition.setAttribute(BeanRegistrationAotProcessor.IGNORE_REGISTRATION_ATTRIBUTE, true);
 			registry.registerBeanDefinition(name, definition);
 		});
 	}

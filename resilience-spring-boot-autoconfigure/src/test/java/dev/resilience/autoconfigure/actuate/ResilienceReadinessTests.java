@@ -18,6 +18,7 @@ import org.springframework.boot.health.autoconfigure.actuate.endpoint.HealthEndp
 import org.springframework.boot.health.autoconfigure.application.AvailabilityHealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -100,6 +101,20 @@ class ResilienceReadinessTests {
 			assertThat(context).doesNotHaveBean("resilienceReadinessGroupsPostProcessor");
 			assertThat(readinessMembers(context)).containsExactly("readinessState");
 		});
+	}
+
+	@Test
+	void runWithoutActuatorShouldKeepTheContributorAndLeaveTheGroupsOut() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+					ResilienceHealthAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.actuate."))
+			.withPropertyValues("resilience.rate-limiters.local.windows[0].limit=5",
+					"resilience.rate-limiters.local.windows[0].period=1m")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(ResilienceHealthIndicator.class);
+				assertThat(context).doesNotHaveBean("resilienceReadinessGroupsPostProcessor");
+			});
 	}
 
 	private static Iterable<String> readinessMembers(AssertableApplicationContext context) {

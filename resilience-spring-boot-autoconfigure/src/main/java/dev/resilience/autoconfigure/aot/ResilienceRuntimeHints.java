@@ -1,0 +1,63 @@
+package dev.resilience.autoconfigure.aot;
+
+import java.lang.annotation.Annotation;
+import java.util.List;
+import java.util.concurrent.Executors;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
+
+import dev.resilience.autoconfigure.ResilienceProperties;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint;
+import dev.resilience.autoconfigure.poll.PollProperties;
+import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.autoconfigure.retry.RetryProperties;
+import dev.resilience.poll.PollUntil;
+import dev.resilience.pool.ConnectionPoolStats;
+import dev.resilience.pool.WithConnection;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.retry.Retryable;
+
+/**
+ * What the starter reaches by reflection, for a native image: the annotations' attributes (read
+ * through Spring's merged annotations, synthesized as JDK proxies because of their
+ * {@code @AliasFor} pairs), the properties classes (bound by the Binder, the pools' outside any
+ * {@code @ConfigurationProperties} bean), the Lua scripts of the Redis store (class-path resources),
+ * the records the endpoint and the health contributor answer with (written by Jackson), and the JDK
+ * 21 factory of virtual-thread executors the pools look up.
+ */
+class ResilienceRuntimeHints implements RuntimeHintsRegistrar {
+
+	static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(RateLimited.class, RateLimited.List.class,
+			Retryable.class, PollUntil.class, WithConnection.class);
+
+	static final List<Class<?>> PROPERTIES = List.of(ResilienceProperties.class, RateLimiterProperties.class,
+			RetryProperties.class, PollProperties.class, ConnectionPoolProperties.class);
+
+	static final String SCRIPTS = "dev/resilience/ratelimit/redis/*.lua";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		for (Class<? extends Annotation> annotation : ANNOTATIONS) {
+			hints.reflection()
+				.registerType(annotation, MemberCategory.INVOKE_DECLARED_METHODS, MemberCategory.INVOKE_PUBLIC_METHODS);
+			hints.proxies().registerJdkProxy(annotation);
+		}
+		BindableRuntimeHintsRegistrar.forTypes(PROPERTIES.toArray(Class<?>[]::new)).registerHints(hints, classLoader);
+		hints.resources().registerPattern(SCRIPTS);
+		BindingReflectionHintsRegistrar binding = new BindingReflectionHintsRegistrar();
+		binding.registerReflectionHints(hints.reflection(), ResilienceEndpoint.class.getDeclaredClasses());
+		binding.registerReflectionHints(hints.reflection(), ConnectionPoolStats.class);
+		hints.reflection()
+			.registerType(Executors.class, (type) -> type.withMethod("newVirtualThreadPerTaskExecutor", List.of(),
+					ExecutableMode.INVOKE));
+	}
+
+}
