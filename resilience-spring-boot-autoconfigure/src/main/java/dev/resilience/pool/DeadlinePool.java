@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -91,7 +92,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ConnectionFactory<T> factory;
 
-	private final ConnectionPoolSettings settings;
+	/** Replaced whole at run time ({@link #updateSettings}); Commons Pool's own limits follow. */
+	private volatile ConnectionPoolSettings settings;
+
+	/**
+	 * Whether the pool was made smaller while more connections may be out than its new size; only
+	 * then does a give-back count them (Commons Pool would keep a returned one idle and hand it out).
+	 */
+	private volatile boolean shrunk;
 
 	private final Ticker ticker;
 
@@ -210,6 +218,46 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public ConnectionPoolSettings getSettings() {
 		return this.settings;
+	}
+
+	@Override
+	public synchronized void updateSettings(ConnectionPoolSettings settings) {
+		ConnectionPoolSettings previous = this.settings;
+		int threads = 0;
+		if (this.workers instanceof ThreadPoolExecutor executor) {
+			// Platform workers, in proportion to the connections (see WorkerThreads): more before a
+			// larger pool hands out more, fewer after a smaller one stopped.
+			threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
+			if (threads > executor.getMaximumPoolSize()) {
+				executor.setMaximumPoolSize(threads);
+				executor.setCorePoolSize(threads);
+			}
+		}
+		this.settings = settings;
+		this.pool.setConfig(config(settings));
+		if (this.workers instanceof ThreadPoolExecutor executor && threads < executor.getMaximumPoolSize()) {
+			executor.setCorePoolSize(threads);
+			executor.setMaximumPoolSize(threads);
+		}
+		int added = settings.maxSize() - previous.maxSize();
+		if (added < 0) {
+			this.shrunk = true;
+		}
+		if (added > 0) {
+			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
+			// for each of them the new room allows. The asynchronous ones are served by a drain.
+			this.replacer.execute(() -> {
+				for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
+					try {
+						this.pool.addObject();
+					}
+					catch (Exception ex) {
+						return; // the waiters make their own when they can, as before
+					}
+				}
+			});
+			signal();
+		}
 	}
 
 	@Override
@@ -533,8 +581,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Gives a connection back to the pool, for whoever waits. */
 	void giveBack(Handle<T> handle) {
+		if (this.shrunk && overSize()) {
+			// The pool was made smaller at run time and still has more out than its new size: close
+			// this connection rather than keep it for the next caller.
+			invalidateLater(handle);
+			return;
+		}
 		this.pool.returnObject(handle);
 		signal();
+	}
+
+	/** Whether more connections are out than the size allows (counting the one coming back). */
+	private boolean overSize() {
+		if (this.pool.getNumActive() > this.settings.maxSize()) {
+			return true;
+		}
+		this.shrunk = false;
+		return false;
 	}
 
 	/**

@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * Admits one call through one or more limiters, all or nothing.
@@ -45,15 +46,22 @@ final class RateLimitAcquirer {
 
 	private final List<RateLimitListener> listeners;
 
+	/** The listeners told of a call admitted without a wait, so that the others cost it nothing. */
+	private final List<RateLimitListener> admissionListeners;
+
+	private final ResilienceObservations observations;
+
 	/** Whether rejections record a stack trace: off by default, a flood's rejections would pay for it. */
 	private final boolean stackTraces;
 
 	RateLimitAcquirer(Ticker ticker, Ticker permitWaitClock, Sleeper sleeper, List<RateLimitListener> listeners,
-			boolean stackTraces) {
+			ResilienceObservations observations, boolean stackTraces) {
+		this.observations = observations;
 		this.ticker = ticker;
 		this.permitWaitClock = permitWaitClock;
 		this.sleeper = sleeper;
 		this.listeners = List.copyOf(listeners);
+		this.admissionListeners = this.listeners.stream().filter(RateLimitListener::admissionsWithoutWait).toList();
 		this.stackTraces = stackTraces;
 	}
 
@@ -127,17 +135,24 @@ final class RateLimitAcquirer {
 		}
 	}
 
+	/** Where the waits are observed. */
+	ResilienceObservations observations() {
+		return this.observations;
+	}
+
 	/** The exception for a rejecting decision, with a stack trace only when the registry asks for them. */
 	RateLimitExceededException rejection(RateLimitDecision decision) {
 		return new RateLimitExceededException(decision, this.stackTraces);
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {
-		if (this.listeners.isEmpty()) {
+		List<RateLimitListener> listeners = (decision.isPermitted() && decision.getWait().isZero())
+				? this.admissionListeners : this.listeners;
+		if (listeners.isEmpty()) {
 			return;
 		}
 		// A listener must not turn an admitted call into a failure, nor leak its permits.
-		Listeners.tell(this.listeners, (listener) -> listener.onDecision(limiter, decision), logger, "Rate limit listener");
+		Listeners.tell(listeners, (listener) -> listener.onDecision(limiter, decision), logger, "Rate limit listener");
 	}
 
 }

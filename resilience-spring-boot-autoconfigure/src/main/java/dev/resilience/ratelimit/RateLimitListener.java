@@ -16,4 +16,14 @@ public interface RateLimitListener {
 	 */
 	void onDecision(RateLimiter limiter, RateLimitDecision decision);
 
+	/**
+	 * Whether this listener is told of the decisions that admit a call at once, without a wait:
+	 * the most frequent ones. A listener that answers {@code false} is told only of waits and
+	 * rejections, and costs an admitted call nothing. Asked once, when the registry is built.
+	 * @return {@code true} by default
+	 */
+	default boolean admissionsWithoutWait() {
+		return true;
+	}
+
 }

@@ -166,7 +166,8 @@ class HandOffQueueTests {
 			CompletableFuture<String> last = new CompletableFuture<>();
 			workers.execute(() -> last.complete("ran"));
 			assertThat(last.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
-			// The executor counts a task as completed only after it ran, so after last completed.
+			// The executor counts a task as completed only after it returned, which is after it
+			// completed the future above.
 			await().untilAsserted(
 					() -> assertThat(workers.getCompletedTaskCount()).isEqualTo(producers * tasksEach + 1));
 		}

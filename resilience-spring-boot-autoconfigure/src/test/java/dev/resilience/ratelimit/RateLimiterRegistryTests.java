@@ -130,6 +130,42 @@ class RateLimiterRegistryTests {
 	}
 
 	@Test
+	void listenerThatSkipsAdmissionsWithoutWaitIsToldOnlyOfWaitsAndRejections() {
+		List<RateLimitDecision> unusual = new CopyOnWriteArrayList<>();
+		RateLimitListener skipping = new RateLimitListener() {
+
+			@Override
+			public void onDecision(RateLimiter limiter, RateLimitDecision decision) {
+				unusual.add(decision);
+			}
+
+			@Override
+			public boolean admissionsWithoutWait() {
+				return false;
+			}
+
+		};
+		RateLimiter a = RateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.listener(skipping)
+			.listener((limiter, decision) -> this.decisions.add(decision))
+			.limiter("a", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.build()
+			.get("a");
+		a.tryAcquire("k", 1);
+		a.tryAcquire("k", 1);
+		a.acquire("k", 1, Duration.ofSeconds(1)).close();
+		this.ticker.advance(Duration.ofSeconds(5));
+		a.acquire("k", 1, Duration.ZERO).close();
+		assertThat(this.decisions).extracting(RateLimitDecision::isPermitted, RateLimitDecision::getWait)
+			.containsExactly(tuple(true, Duration.ZERO), tuple(false, Duration.ZERO), tuple(true, Duration.ofSeconds(1)),
+					tuple(true, Duration.ZERO));
+		assertThat(unusual).extracting(RateLimitDecision::isPermitted, RateLimitDecision::getWait)
+			.containsExactly(tuple(false, Duration.ZERO), tuple(true, Duration.ofSeconds(1)));
+	}
+
+	@Test
 	void registryListsItsLimitersInConfigurationOrderWithTheirStores() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)

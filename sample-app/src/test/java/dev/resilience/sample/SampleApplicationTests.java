@@ -69,6 +69,14 @@ class SampleApplicationTests {
 		JsonNode problem = this.json.readTree(rejected.body());
 		assertThat(problem.get("status").asInt()).isEqualTo(429);
 		assertThat(problem.get("limiter").asString()).isEqualTo("partner-server");
+		// The rejection is among the recent events, with its numbers but without the API key.
+		JsonNode events = this.json
+			.readTree(get("/actuator/resilience/events?name=partner-server&kind=rejected", null).body())
+			.get("events");
+		assertThat(events).isNotEmpty();
+		assertThat(events.get(0).get("outcome").asString()).isEqualTo("rejected");
+		assertThat(events.get(0).get("key").isNull()).isTrue();
+		assertThat(events.get(0).get("details").get("retryAfter").asString()).startsWith("PT");
 
 		// Another API key has its own bucket.
 		assertThat(get("/partner/orders/1", "another-client").statusCode()).isEqualTo(200);

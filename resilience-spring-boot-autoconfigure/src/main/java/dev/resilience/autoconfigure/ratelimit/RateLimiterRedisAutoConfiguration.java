@@ -15,6 +15,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.resilience.autoconfigure.ResilienceProperties;
+import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
 
@@ -23,7 +24,7 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner;
  * {@link LettuceConnectionFactory} that Spring Boot configures from {@code spring.data.redis.*}.
  * The connection is opened while the context starts, and startup waits for it up to
  * {@code resilience.redis.connect-timeout}, only when a limiter uses the Redis store: without one,
- * Redis is never contacted.
+ * Redis is never contacted. Each store tells every {@link StoreFailureListener} bean of its failures.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
@@ -44,10 +45,12 @@ public final class RateLimiterRedisAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "resilienceRedisRateLimitStore")
-	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, ResilienceProperties properties) {
+	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, ResilienceProperties properties,
+			ObjectProvider<StoreFailureListener> listeners) {
 		ResilienceProperties.Redis redis = properties.getRedis();
-		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE, (name, settings,
-				ticker) -> new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(), redis.getDecisionTimeout()));
+		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE,
+				(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(),
+						redis.getDecisionTimeout(), listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -17,10 +17,12 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitStore;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.TokenBucketSettings;
@@ -69,17 +71,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final String limiterName;
 
-	private final RateLimiterSettings settings;
+	/**
+	 * The settings, replaced at run time ({@link #updateSettings}): each decision sends the
+	 * settings it read with its own arguments, so the scripts decide by this instance's settings.
+	 */
+	private volatile RateLimiterSettings settings;
 
 	private final RedisScriptRunner runner;
 
 	private final RedisKeys keys;
 
-	private final ScriptArguments arguments;
+	/** The arguments of {@link #settings}, replaced with them. */
+	private volatile ScriptArguments arguments;
 
 	private final long timeoutNanos;
 
 	private final LongAdder errors = new LongAdder();
+
+	private final List<StoreFailureListener> listeners;
 
 	/** The server's clock minus ours, in microseconds, see {@link #learnClockOffset(long)}. */
 	private volatile long clockOffsetMicros;
@@ -101,6 +110,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
 			String keyPrefix, Duration decisionTimeout) {
+		this(limiterName, settings, runner, keyPrefix, decisionTimeout, List.of());
+	}
+
+	/**
+	 * Creates the store of one limiter, which tells listeners of each failure it counts.
+	 * @param limiterName the limiter's name
+	 * @param settings the limiter's settings
+	 * @param runner runs the script on the application's Redis
+	 * @param keyPrefix what every key starts with
+	 * @param decisionTimeout the longest a decision waits for Redis
+	 * @param listeners told of each failure, in order
+	 * @throws IllegalArgumentException if the prefix holds a brace, or the settings are too large to
+	 * be counted exactly in microseconds
+	 */
+	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
+			String keyPrefix, Duration decisionTimeout, List<StoreFailureListener> listeners) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.runner = Objects.requireNonNull(runner, "runner");
@@ -111,11 +136,29 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					+ decisionTimeout);
 		}
 		this.timeoutNanos = decisionTimeout.toNanos();
+		this.listeners = List.copyOf(listeners);
 	}
 
 	@Override
 	public String getType() {
 		return TYPE;
+	}
+
+	/**
+	 * Takes new settings of the same shape (so the same keys): the next decision sends them to the
+	 * script, which decides over the key's state in Redis as it is, a bucket holding no more than a
+	 * new capacity. Other instances go on sending their own settings until they change theirs.
+	 * @throws IllegalArgumentException if the settings are too large to be counted exactly in
+	 * microseconds
+	 */
+	@Override
+	public boolean updateSettings(RateLimiterSettings settings) {
+		ScriptArguments arguments = new ScriptArguments(this.limiterName, settings);
+		// Arguments first: a decision reading them may report its quotas by the old settings, of
+		// the same shape, until the settings follow.
+		this.arguments = arguments;
+		this.settings = settings;
+		return true;
 	}
 
 	@Override
@@ -323,9 +366,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return failure("decision", ex);
 	}
 
-	/** Counts a failure; what to log when it starts a run of failures. */
+	/** Counts a failure and tells the listeners; what to log when it starts a run of failures. */
 	private @Nullable String failure(String what, Throwable ex) {
 		this.errors.increment();
+		if (!this.listeners.isEmpty()) {
+			Listeners.tell(this.listeners, (listener) -> listener.onStoreFailure(this.limiterName, TYPE, what, ex),
+					logger, "Store failure listener");
+		}
 		if (!this.failing) {
 			this.failing = true;
 			return "Rate limiter '" + this.limiterName + "': Redis " + what + " failed, deciding "
@@ -462,7 +509,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit return") : CompletableFuture.completedFuture(null);
+					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit-return") : CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {

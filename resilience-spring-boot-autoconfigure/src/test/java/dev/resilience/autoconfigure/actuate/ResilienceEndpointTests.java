@@ -129,11 +129,12 @@ class ResilienceEndpointTests {
 	void webExtensionShouldAnswerNotFoundForAnUnknownLimiter() {
 		this.contextRunner.run((context) -> {
 			ResilienceEndpointWebExtension extension = context.getBean(ResilienceEndpointWebExtension.class);
-			assertThat(extension.rateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
-			assertThat(extension.rateLimiterKey("nope", "alice").getBody()).isNull();
+			assertThat(extension.rateLimiterKey("nope", "alice", null, null).getStatus()).isEqualTo(404);
+			assertThat(extension.rateLimiterKey("nope", "alice", null, null).getBody()).isNull();
 			assertThat(extension.resetRateLimiterKey("nope", "alice").getStatus()).isEqualTo(404);
-			assertThat(extension.rateLimiterKey("partner-api", "alice").getStatus()).isEqualTo(200);
-			assertThat(extension.rateLimiterKey("partner-api", "alice").getBody().remaining()).isEqualTo(3);
+			assertThat(extension.rateLimiterKey("partner-api", "alice", null, null).getStatus()).isEqualTo(200);
+			assertThat(extension.rateLimiterKey("partner-api", "alice", null, null).getBody())
+				.isInstanceOfSatisfying(ResilienceEndpoint.KeyState.class, (state) -> assertThat(state.remaining()).isEqualTo(3));
 		});
 	}
 
