@@ -36,7 +36,7 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 			throw new IllegalArgumentException("multiplier must be a finite number of at least 1, but was " + multiplier);
 		}
 		if (maxDelay.compareTo(delay) < 0) {
-			throw new IllegalArgumentException("maxDelay (" + maxDelay + ") must not be shorter than delay (" + delay + ")");
+			throw new IllegalArgumentException("max-delay (" + maxDelay + ") must not be shorter than delay (" + delay + ")");
 		}
 	}
 

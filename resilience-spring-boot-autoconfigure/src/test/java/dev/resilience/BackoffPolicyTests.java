@@ -99,7 +99,7 @@ class BackoffPolicyTests {
 			.withMessageStartingWith("multiplier");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new BackoffPolicy(Backoff.FIXED, ms(20), 2.0, ms(10)))
-			.withMessage("maxDelay (PT0.01S) must not be shorter than delay (PT0.02S)");
+			.withMessage("max-delay (PT0.01S) must not be shorter than delay (PT0.02S)");
 		assertThatNullPointerException().isThrownBy(() -> new BackoffPolicy(null, ms(10), 2.0, ms(10)))
 			.withMessage("backoff");
 		assertThatNullPointerException().isThrownBy(() -> new BackoffPolicy(Backoff.FIXED, null, 2.0, ms(10)))

@@ -2,6 +2,9 @@ package dev.resilience.autoconfigure;
 
 import java.util.concurrent.ScheduledExecutorService;
 
+import io.micrometer.observation.ObservationRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -12,6 +15,8 @@ import org.springframework.core.env.Environment;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.ContinuationScheduler;
+import dev.resilience.observation.ResilienceObservationConvention;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * Auto-configuration of what every resilience capability shares: the properties, the clock, the
@@ -34,6 +39,14 @@ public final class ResilienceAutoConfiguration {
 	@ConditionalOnMissingBean
 	Sleeper resilienceSleeper() {
 		return Sleeper.system();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ResilienceObservations resilienceObservations(ObjectProvider<ObservationRegistry> registry,
+			ObjectProvider<ResilienceObservationConvention> convention) {
+		return ResilienceObservations.of(registry.getIfUnique(() -> ObservationRegistry.NOOP),
+				convention.getIfUnique());
 	}
 
 	@Bean(name = ContinuationScheduler.BEAN_NAME, destroyMethod = "shutdownNow")

@@ -57,13 +57,13 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 		Objects.requireNonNull(backoffPolicy, "backoffPolicy");
 		if (maxAttempts < 1 && maxAttempts != UNLIMITED) {
 			throw new IllegalArgumentException(
-					"maxAttempts must be at least 1, or -1 for unlimited, but was " + maxAttempts);
+					"max-attempts must be at least 1, or -1 for unlimited, but was " + maxAttempts);
 		}
 		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
 			throw new IllegalArgumentException("timeout must be positive, but was " + timeout);
 		}
 		if (maxAttempts == UNLIMITED && timeout == null) {
-			throw new IllegalArgumentException("unlimited maxAttempts (-1) needs a timeout, or the poll could never end");
+			throw new IllegalArgumentException("unlimited max-attempts (-1) needs a timeout, or the poll could never end");
 		}
 	}
 

@@ -8,11 +8,12 @@ import java.util.Set;
 
 /**
  * Named poll settings, as configured under {@code resilience.polls.<name>} and named by
- * {@link PollUntil#name()}. Immutable.
+ * {@link PollUntil#name()}. Thread safe; the settings of a name can change at run time.
  */
 public final class PollSettingsRegistry {
 
-	private final Map<String, PollSettings> settings;
+	/** Replaced whole, copied on write, when settings change at run time. */
+	private volatile Map<String, PollSettings> settings;
 
 	private PollSettingsRegistry(Map<String, PollSettings> settings) {
 		this.settings = Collections.unmodifiableMap(new LinkedHashMap<>(settings));
@@ -44,6 +45,19 @@ public final class PollSettingsRegistry {
 					+ this.settings.keySet());
 		}
 		return found;
+	}
+
+	/**
+	 * Replaces the settings of one name at run time; polls begun afterwards use them.
+	 * @param name the name
+	 * @param settings the new settings
+	 * @throws IllegalArgumentException if no settings have that name, listing the names that do
+	 */
+	public synchronized void update(String name, PollSettings settings) {
+		get(name);
+		Map<String, PollSettings> all = new LinkedHashMap<>(this.settings);
+		all.put(name, Objects.requireNonNull(settings, "settings"));
+		this.settings = Collections.unmodifiableMap(all);
 	}
 
 	/**

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Causes;
@@ -23,6 +24,8 @@ import dev.resilience.Listeners;
 import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservation;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.retry.Backoff;
 
 /**
@@ -75,6 +78,8 @@ public final class Poller<T> {
 
 	private final List<PollListener> listeners;
 
+	private final ResilienceObservations observations;
+
 	private Poller(Builder<T> builder, PollSettings settings) {
 		this.supplier = builder.supplier;
 		this.condition = builder.condition;
@@ -83,6 +88,7 @@ public final class Poller<T> {
 		this.ticker = builder.ticker;
 		this.sleeper = builder.sleeper;
 		this.listeners = List.copyOf(builder.listeners);
+		this.observations = builder.observations;
 	}
 
 	/**
@@ -254,7 +260,21 @@ public final class Poller<T> {
 	 * the condition throws
 	 */
 	public T await() {
-		PollState<T> state = pollOnce(initialState());
+		Observation observation = this.observations.start(ResilienceObservation.POLL, this.name, null, null);
+		T result;
+		try {
+			result = poll(observation);
+		}
+		catch (Throwable ex) {
+			stop(observation, ex);
+			throw ex;
+		}
+		stop(observation, null);
+		return result;
+	}
+
+	private T poll(Observation observation) {
+		PollState<T> state = attempt(initialState(), observation);
 		while (!state.isDone()) {
 			try {
 				this.sleeper.sleep(nanos(state));
@@ -267,9 +287,42 @@ public final class Poller<T> {
 			if (Thread.currentThread().isInterrupted()) {
 				throw interrupted(state.getAttemptCount(), null);
 			}
-			state = pollOnce(state);
+			state = attempt(state, observation);
 		}
 		return result(state);
+	}
+
+	/** Makes one attempt of an observed poll. */
+	private PollState<T> attempt(PollState<T> state, Observation observation) {
+		PollState<T> next = pollOnce(state);
+		observed(observation, next);
+		return next;
+	}
+
+	/** Counts an attempt of the poll's observation. */
+	private static void observed(Observation observation, PollState<?> state) {
+		ResilienceObservations.attempted(observation, state.getAttemptCount(), 0);
+	}
+
+	/**
+	 * Stops a poll's observation: {@code fulfilled} unless it failed, {@code exhausted} when the
+	 * attempts or the time ran out, {@code cancelled} when it was interrupted or cancelled,
+	 * {@code error} when an attempt or the condition threw.
+	 */
+	private static void stop(Observation observation, @Nullable Throwable failure) {
+		Throwable cause = (failure != null) ? ScheduledAttempts.unwrap(failure) : null;
+		if (cause == null) {
+			ResilienceObservations.stop(observation, "fulfilled", null);
+		}
+		else if (cause instanceof PollExhaustedException) {
+			ResilienceObservations.stop(observation, "exhausted", cause);
+		}
+		else if (cause instanceof CancellationException) {
+			ResilienceObservations.stop(observation, "cancelled", null);
+		}
+		else {
+			ResilienceObservations.stop(observation, "error", cause);
+		}
 	}
 
 	private static CancellationException interrupted(int attempts, @Nullable Throwable cause) {
@@ -289,8 +342,16 @@ public final class Poller<T> {
 	 */
 	public CompletableFuture<T> awaitAsync(ScheduledExecutorService scheduler) {
 		AsyncPoll poll = new AsyncPoll(scheduler);
+		observe(poll.future, poll.observation);
 		poll.schedule(initialState());
 		return poll.future;
+	}
+
+	/** Stops a poll's observation when its future completes, however it does. */
+	private static void observe(CompletableFuture<?> future, Observation observation) {
+		if (!observation.isNoop()) {
+			future.whenComplete((value, failure) -> stop(observation, failure));
+		}
 	}
 
 	/**
@@ -311,6 +372,7 @@ public final class Poller<T> {
 	public CompletableFuture<T> awaitAsync(Supplier<? extends CompletionStage<? extends T>> attempts,
 			ScheduledExecutorService scheduler) {
 		StagePoll poll = new StagePoll(Objects.requireNonNull(attempts, "attempts"), scheduler);
+		observe(poll.future(), poll.observation);
 		poll.attemptNow();
 		return poll.future();
 	}
@@ -334,6 +396,10 @@ public final class Poller<T> {
 		private final CompletableFuture<T> future = new CompletableFuture<>();
 
 		private final AtomicReference<@Nullable Future<?>> scheduled = new AtomicReference<>();
+
+		/** Started on the caller's thread, so the caller's observation is its parent. */
+		final Observation observation = Poller.this.observations.start(ResilienceObservation.POLL, Poller.this.name,
+				null, null);
 
 		AsyncPoll(ScheduledExecutorService scheduler) {
 			this.scheduler = scheduler;
@@ -369,7 +435,7 @@ public final class Poller<T> {
 			}
 			PollState<T> next;
 			try {
-				next = pollOnce(state);
+				next = Poller.this.attempt(state, this.observation);
 			}
 			catch (Throwable ex) {
 				this.future.completeExceptionally(ex);
@@ -398,6 +464,10 @@ public final class Poller<T> {
 
 		private long startedAt;
 
+		/** Started on the caller's thread, so the caller's observation is its parent. */
+		final Observation observation = Poller.this.observations.start(ResilienceObservation.POLL, Poller.this.name,
+				null, null);
+
 		StagePoll(Supplier<? extends CompletionStage<? extends T>> attempts, ScheduledExecutorService scheduler) {
 			super(scheduler);
 			this.attempts = attempts;
@@ -413,6 +483,7 @@ public final class Poller<T> {
 		@SuppressWarnings("unchecked")
 		protected void judge(@Nullable Object value, @Nullable Throwable failure) {
 			PollState<T> next = Poller.this.judge(this.state, this.startedAt, (T) value, failure);
+			observed(this.observation, next);
 			this.state = next;
 			if (next.isDone()) {
 				complete(result(next));
@@ -447,6 +518,8 @@ public final class Poller<T> {
 		private Sleeper sleeper = Sleeper.system();
 
 		private final List<PollListener> listeners = new ArrayList<>();
+
+		private ResilienceObservations observations = ResilienceObservations.none();
 
 		private Builder(Supplier<? extends T> supplier, Predicate<? super T> condition) {
 			this.supplier = Objects.requireNonNull(supplier, "supplier");
@@ -573,6 +646,18 @@ public final class Poller<T> {
 		 */
 		public Builder<T> sleeper(Sleeper sleeper) {
 			this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+			return this;
+		}
+
+		/**
+		 * Sets where the polls are observed ({@code resilience.poll}); none by default. Polls run
+		 * by {@link Poller#await()} and {@code awaitAsync} are observed, not those driven by
+		 * {@link Poller#pollOnce(PollState)}.
+		 * @param observations the observations
+		 * @return this builder
+		 */
+		public Builder<T> observations(ResilienceObservations observations) {
+			this.observations = Objects.requireNonNull(observations, "observations");
 			return this;
 		}
 

@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
  * A connection checked out by {@link ConnectionPool#checkoutAsync}, held within the call's
  * deadline until its holder ends the lease. The first of these ends it, and the others then do
  * nothing: {@link #release()} or {@link #release(Throwable)} gives the connection back,
- * {@link #invalidate()} has it closed and replaced, and the deadline, if it comes first,
+ * {@link #invalidate()} has it closed and replaced (both on a thread of the pool's own, shortly
+ * after, never on the caller's thread), and the deadline, if it comes first,
  * invalidates it and fails {@link #expiry()} with {@link OperationTimeoutException}. After the
  * deadline the holder still calls one of them when its work lets go of the connection, which is
  * then closed.

@@ -3,12 +3,14 @@ package dev.resilience.pool;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.micrometer.context.ContextSnapshotFactory;
 
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * A named pool of connections with one deadline per call, covering both the wait for a
@@ -32,6 +34,16 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	 * @return the settings
 	 */
 	ConnectionPoolSettings getSettings();
+
+	/**
+	 * Replaces the pool's settings at run time. A larger {@code max-size} lets waiting callers in
+	 * at once; a smaller one takes no connection away, closes those given back while more than it
+	 * are out, and hands out no more until fewer than it are out. The pool keeps its idle
+	 * connections, within the new sizes. A new {@code timeout} applies to the calls that begin
+	 * after the change.
+	 * @param settings the new settings
+	 */
+	void updateSettings(ConnectionPoolSettings settings);
 
 	/**
 	 * Returns what the pool holds now.
@@ -85,7 +97,8 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	 * connection is given back or made; the callback is then called on a thread of the pool's
 	 * scheduler, with the connection as {@link #current()} and the caller's context restored during
 	 * the call, and the connection is held until the stage it returns completes, then given back
-	 * exactly once. A call made inside work of the same pool (where {@link #current()} works) uses
+	 * exactly once, by a thread of the pool's own (never the thread that completed the stage), before
+	 * the returned future completes. A call made inside work of the same pool (where {@link #current()} works) uses
 	 * the connection already held, within the outer deadline.
 	 * <p>
 	 * The returned future completes with the stage's outcome, or fails with
@@ -175,6 +188,8 @@ public interface ConnectionPool<T> extends AutoCloseable {
 
 		private final List<ConnectionPoolListener> listeners = new ArrayList<>();
 
+		private ResilienceObservations observations = ResilienceObservations.none();
+
 		private ContextSnapshotFactory contextSnapshots = ContextSnapshotFactory.builder().build();
 
 		private ScheduledExecutorService scheduler = WorkerThreads.sharedScheduler();
@@ -201,6 +216,17 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 */
 		public Builder<T> ticker(Ticker ticker) {
 			this.ticker = ticker;
+			return this;
+		}
+
+		/**
+		 * Sets where the checkouts and operations are observed ({@code resilience.pool.checkout}
+		 * and {@code resilience.pool.operation}); none by default.
+		 * @param observations the observations
+		 * @return this builder
+		 */
+		public Builder<T> observations(ResilienceObservations observations) {
+			this.observations = Objects.requireNonNull(observations, "observations");
 			return this;
 		}
 
@@ -244,8 +270,10 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @throws IllegalStateException if a {@code min-idle} connection cannot be made
 		 */
 		public ConnectionPool<T> build() {
-			return new DeadlinePool<>(this.name, this.factory, this.settings, this.ticker, List.copyOf(this.listeners),
-					this.contextSnapshots, this.scheduler);
+			ConnectionPool<T> pool = new DeadlinePool<>(this.name, this.factory, this.settings, this.ticker,
+					List.copyOf(this.listeners), this.contextSnapshots, this.scheduler);
+			return (this.observations != ResilienceObservations.none()) ? new ObservedPool<>(pool, this.observations)
+					: pool;
 		}
 
 	}

@@ -23,9 +23,11 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * <pre>
  * WAITING --pool hands out--&gt; GRANTED --delivered on the scheduler--&gt; HELD --holder--&gt; ENDED
  *    |                           |                                        |
- *    +-- deadline: TIMED_OUT     +-- deadline or cancel: ENDED            +-- deadline: EXPIRED
- *    +-- cancel, failure: ENDED      (given back unused)                      (invalidated)
+ *    +-- deadline: TIMED_OUT     +-- deadline, delivered too late or      +-- deadline: EXPIRED
+ *    +-- cancel, failure: ENDED      cancel: ENDED (given back unused)        (invalidated)
  * </pre>
+ * Connections go back on the pool's returning thread and are invalidated on its replacing thread,
+ * never on the thread that ends the lease (see {@link DeadlinePool#giveBackLater}).
  * The holder keeps a hold on the {@link Handle} from delivery until it lets go, so a connection
  * invalidated at the deadline is closed only once the holder's work lets go of it, as for
  * blocking calls.
@@ -139,12 +141,23 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	@Override
 	public boolean release(@Nullable Throwable failure) {
-		return end(false, (failure != null) ? OperationOutcome.ERROR : OperationOutcome.SUCCESS);
+		return release(failure, null);
+	}
+
+	/**
+	 * Ends the lease after the work ended, for {@link DeadlinePool#withConnectionAsync}: the
+	 * connection goes back, and then what follows runs on the scheduler.
+	 * @param failure what the work failed with, or {@code null}
+	 * @param then what follows the give-back, such as passing the outcome on
+	 * @return whether this call ended the lease; if not, {@code then} never runs
+	 */
+	boolean release(@Nullable Throwable failure, @Nullable Runnable then) {
+		return end(false, (failure != null) ? OperationOutcome.ERROR : OperationOutcome.SUCCESS, then);
 	}
 
 	@Override
 	public boolean invalidate() {
-		return end(true, null);
+		return end(true, null, null);
 	}
 
 	/**
@@ -172,9 +185,9 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	/**
 	 * Ends a held lease: the holder lets go of the handle, then the connection goes back or is
-	 * invalidated. After the deadline, only lets go.
+	 * invalidated, on a thread of the pool's, never the holder's. After the deadline, only lets go.
 	 */
-	private boolean end(boolean invalidate, @Nullable OperationOutcome outcome) {
+	private boolean end(boolean invalidate, @Nullable OperationOutcome outcome, @Nullable Runnable then) {
 		Handle<T> held = this.handle;
 		if (held == null) {
 			return false;
@@ -189,7 +202,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 				this.pool.invalidateLater(held);
 			}
 			else {
-				this.pool.giveBack(held);
+				this.pool.giveBackLater(held, then);
 			}
 			return true;
 		}
@@ -216,28 +229,51 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return false;
 		}
 		this.pool.dequeued(this, false);
-		this.pool.checkout(CheckoutOutcome.ACQUIRED, waited);
 		this.pool.onScheduler(this::deliver);
 		return true;
 	}
 
-	/** Hands the lease to the caller, on the scheduler. */
+	/**
+	 * Hands the lease to the caller, on the scheduler. The checkout counts as acquired only now: a
+	 * connection that reaches the scheduler after the deadline (its task ran late, ahead of the
+	 * deadline's own) never starts the work; it goes back unused and the checkout times out, as a
+	 * blocking checkout that got its connection too late.
+	 */
 	private void deliver() {
 		Handle<T> held = this.handle;
 		if (held == null) {
 			return;
 		}
+		long elapsed = this.pool.read() - this.start;
+		if (elapsed >= this.timeout.toNanos()) {
+			if (this.state.compareAndSet(GRANTED, ENDED)) {
+				cancelTimer();
+				tooLate(held, elapsed);
+			}
+			return;
+		}
 		// Hold the connection before claiming it, so an invalidation right after the claim cannot
-		// close it under the holder.
-		held.retain();
+		// close it under the holder. Closed already: the checkout ended, and the claim would fail.
+		if (!held.retainIfOpen()) {
+			return;
+		}
 		if (!this.state.compareAndSet(GRANTED, HELD)) {
 			held.release();
 			return;
 		}
+		this.pool.checkout(CheckoutOutcome.ACQUIRED, this.granted - this.start);
 		if (!this.checkout.complete(this)) {
 			// Cancelled by the caller in the meantime: the connection was never used.
-			end(false, null);
+			end(false, null, null);
 		}
+	}
+
+	/** A connection handed out but not delivered by the deadline goes back unused; the checkout times out. */
+	private void tooLate(Handle<T> held, long elapsed) {
+		this.pool.checkout(CheckoutOutcome.TIMEOUT, elapsed);
+		CheckoutTimeoutException timeout = new CheckoutTimeoutException(this.pool.getName(), this.timeout,
+				Duration.ofNanos(elapsed));
+		this.pool.giveBackLater(held, () -> this.checkout.completeExceptionally(timeout));
 	}
 
 	/** Fails a waiting checkout, such as with the factory's exception or because the pool closed. */
@@ -259,7 +295,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 		else if (this.state.compareAndSet(GRANTED, ENDED)) {
 			cancelTimer();
-			this.pool.giveBack(nonNull(this.handle));
+			this.pool.giveBackLater(nonNull(this.handle), null);
 		}
 		// HELD: delivery found the future cancelled and gives the connection back itself.
 	}
@@ -283,10 +319,8 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			}
 			else if (current == GRANTED) {
 				if (this.state.compareAndSet(GRANTED, ENDED)) {
-					// Handed out but not yet delivered: goes back unused.
-					this.pool.giveBack(nonNull(this.handle));
-					this.pool.operation(OperationOutcome.TIMEOUT, this.granted);
-					this.checkout.completeExceptionally(operationTimeout(elapsed));
+					// Handed out but not yet delivered: the work never started.
+					tooLate(nonNull(this.handle), elapsed);
 					return;
 				}
 			}

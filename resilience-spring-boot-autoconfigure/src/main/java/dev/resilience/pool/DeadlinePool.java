@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -91,7 +92,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ConnectionFactory<T> factory;
 
-	private final ConnectionPoolSettings settings;
+	/** Replaced whole at run time ({@link #updateSettings}); Commons Pool's own limits follow. */
+	private volatile ConnectionPoolSettings settings;
+
+	/**
+	 * Whether the pool was made smaller while more connections may be out than its new size; only
+	 * then does a give-back count them (Commons Pool would keep a returned one idle and hand it out).
+	 */
+	private volatile boolean shrunk;
 
 	private final Ticker ticker;
 
@@ -109,6 +117,20 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** The thread that borrows for asynchronous checkouts. */
 	private final ExecutorService borrower;
+
+	/*
+	 * Who gives back the connection of an asynchronous call: this one thread of the pool's own,
+	 * never the thread that ends the work. That thread is often not ours (a Reactor thread that
+	 * completed or cancelled the publisher, the scheduler, an event loop), and Commons Pool's
+	 * returnObject takes its deque's lock and may park there; parking is not allowed on such a
+	 * thread (BlockHound fails it midway, leaving the connection neither idle nor active, a place
+	 * lost for good). Not the borrowing thread, which may be making a connection for a while, nor
+	 * the replacing one, which makes replacements and closes connections: a give-back is only a
+	 * short lock and a signal, so no outcome waits behind a factory. Handing it the give-back takes
+	 * no lock either (ParkingThread). The outcome goes on to the caller only after the give-back,
+	 * so a caller that sees it finds the connection back.
+	 */
+	private final ExecutorService returner;
 
 	private final ThreadLocal<@Nullable Handle<T>> current = new ThreadLocal<>();
 
@@ -130,18 +152,18 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
 			ScheduledExecutorService scheduler) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, WorkerThreads.create(name, settings.maxSize()),
-				scheduler, WorkerThreads.bounded(name + "-borrower", 1));
+				scheduler, WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, workers, WorkerThreads.sharedScheduler(),
-				WorkerThreads.bounded(name + "-borrower", 1));
+				WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers,
-			ScheduledExecutorService scheduler, ExecutorService borrower) {
+			ScheduledExecutorService scheduler, ExecutorService borrower, ExecutorService returner) {
 		this.name = name;
 		this.factory = factory;
 		this.settings = settings;
@@ -153,6 +175,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.replacer = WorkerThreads.bounded(name + "-replacer", 1);
 		this.scheduler = scheduler;
 		this.borrower = borrower;
+		this.returner = returner;
 		try {
 			this.pool.preparePool();
 		}
@@ -195,6 +218,46 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public ConnectionPoolSettings getSettings() {
 		return this.settings;
+	}
+
+	@Override
+	public synchronized void updateSettings(ConnectionPoolSettings settings) {
+		ConnectionPoolSettings previous = this.settings;
+		int threads = 0;
+		if (this.workers instanceof ThreadPoolExecutor executor) {
+			// Platform workers, in proportion to the connections (see WorkerThreads): more before a
+			// larger pool hands out more, fewer after a smaller one stopped.
+			threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
+			if (threads > executor.getMaximumPoolSize()) {
+				executor.setMaximumPoolSize(threads);
+				executor.setCorePoolSize(threads);
+			}
+		}
+		this.settings = settings;
+		this.pool.setConfig(config(settings));
+		if (this.workers instanceof ThreadPoolExecutor executor && threads < executor.getMaximumPoolSize()) {
+			executor.setCorePoolSize(threads);
+			executor.setMaximumPoolSize(threads);
+		}
+		int added = settings.maxSize() - previous.maxSize();
+		if (added < 0) {
+			this.shrunk = true;
+		}
+		if (added > 0) {
+			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
+			// for each of them the new room allows. The asynchronous ones are served by a drain.
+			this.replacer.execute(() -> {
+				for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
+					try {
+						this.pool.addObject();
+					}
+					catch (Exception ex) {
+						return; // the waiters make their own when they can, as before
+					}
+				}
+			});
+			signal();
+		}
 	}
 
 	@Override
@@ -290,17 +353,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 		}
 		catch (Throwable ex) {
-			if (lease.release(ex)) {
-				result.completeExceptionally(ex);
+			if (lease.release(ex, () -> result.completeExceptionally(ex))) {
+				return;
 			}
-			else {
-				// The deadline passed while the callback ran: the caller hears of the timeout.
-				lease.expiryInternal().whenComplete((none, timeout) -> {
-					if (timeout != null) {
-						result.completeExceptionally(timeout);
-					}
-				});
-			}
+			// The deadline passed while the callback ran: the caller hears of the timeout.
+			lease.expiryInternal().whenComplete((none, timeout) -> {
+				if (timeout != null) {
+					result.completeExceptionally(timeout);
+				}
+			});
 			return;
 		}
 		CompletableFuture<R> future = toFuture(stage);
@@ -317,17 +378,16 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 		});
 		stage.whenComplete((value, failure) -> {
-			// Decided on the thread that completed the stage, the outcome goes on on the scheduler.
-			if (lease.release(failure)) {
-				onScheduler(() -> {
-					if (failure != null) {
-						result.completeExceptionally(ScheduledAttempts.unwrap(failure));
-					}
-					else {
-						result.complete(value);
-					}
-				});
-			}
+			// Decided on the thread that completed the stage; the connection goes back on the
+			// returning thread, then the outcome goes on on the scheduler.
+			lease.release(failure, () -> {
+				if (failure != null) {
+					result.completeExceptionally(ScheduledAttempts.unwrap(failure));
+				}
+				else {
+					result.complete(value);
+				}
+			});
 		});
 	}
 
@@ -521,8 +581,47 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Gives a connection back to the pool, for whoever waits. */
 	void giveBack(Handle<T> handle) {
+		if (this.shrunk && overSize()) {
+			// The pool was made smaller at run time and still has more out than its new size: close
+			// this connection rather than keep it for the next caller.
+			invalidateLater(handle);
+			return;
+		}
 		this.pool.returnObject(handle);
 		signal();
+	}
+
+	/** Whether more connections are out than the size allows (counting the one coming back). */
+	private boolean overSize() {
+		if (this.pool.getNumActive() > this.settings.maxSize()) {
+			return true;
+		}
+		this.shrunk = false;
+		return false;
+	}
+
+	/**
+	 * Gives the connection of an asynchronous call back on the returning thread, then runs what
+	 * follows (the outcome reaching the caller), if anything, on the scheduler.
+	 */
+	void giveBackLater(Handle<T> handle, @Nullable Runnable then) {
+		Runnable giving = () -> {
+			try {
+				giveBack(handle);
+			}
+			finally {
+				if (then != null) {
+					onScheduler(then);
+				}
+			}
+		};
+		try {
+			this.returner.execute(giving);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the connection is closed as it goes back.
+			giving.run();
+		}
 	}
 
 	/**
@@ -778,6 +877,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	public void close() {
 		this.workers.shutdownNow();
 		this.replacer.shutdown();
+		this.returner.shutdown();
 		this.borrower.shutdownNow();
 		this.pool.close();
 		for (DeadlineLease<T> lease = this.waiters.poll(); lease != null; lease = this.waiters.poll()) {

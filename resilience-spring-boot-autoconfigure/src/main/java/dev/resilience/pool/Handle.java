@@ -34,6 +34,23 @@ final class Handle<T> {
 	}
 
 	/**
+	 * Holds the connection unless it is closed already: a delivery that comes late may find its
+	 * checkout ended and the connection since handed on, invalidated and closed; holding it then
+	 * and letting go would close it a second time.
+	 * @return whether the connection is held now
+	 */
+	boolean retainIfOpen() {
+		int count = this.holders.get();
+		while (count > 0) {
+			if (this.holders.compareAndSet(count, count + 1)) {
+				return true;
+			}
+			count = this.holders.get();
+		}
+		return false;
+	}
+
+	/**
 	 * Called by the work when it ends, and by the pool when it destroys the handle: the last one
 	 * closes the connection.
 	 */

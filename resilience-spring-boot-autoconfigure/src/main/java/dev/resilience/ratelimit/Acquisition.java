@@ -6,9 +6,12 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.function.Consumer;
 
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservation;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * One call's way through its limiters, all or nothing: the policy of {@link RateLimitAcquirer},
@@ -129,6 +132,12 @@ final class Acquisition {
 	/** The decision named when a wait is interrupted. */
 	private @Nullable RateLimitDecision waitingFor;
 
+	/** The caller's observation, the parent of the wait's: the wait may begin on another thread. */
+	private final @Nullable Observation parent;
+
+	/** The observation of the call's wait, from its first wait until the call is decided. */
+	private @Nullable Observation waitObservation;
+
 	/**
 	 * Starts a call.
 	 * @param acquirer tells the listeners
@@ -150,6 +159,7 @@ final class Acquisition {
 		this.giveBack = giveBack;
 		this.taken = new Reservation[requests.size()];
 		this.slots = new long[requests.size()];
+		this.parent = acquirer.observations().current();
 		if (requests.size() == 1) {
 			// The common case: one decision with the whole budget, nothing to coordinate.
 			this.phase = Phase.SINGLE;
@@ -257,7 +267,7 @@ final class Acquisition {
 				// one round trip), and give it back if the wait is cut short.
 				this.phase = Phase.SINGLE_WAIT;
 				this.waitingFor = decision;
-				await(Action.WAIT, decision.getWait().toNanos());
+				await(Action.WAIT, decision.getWait().toNanos(), 0);
 			}
 		}
 		else if (!decision.isConcurrencyLimited()) {
@@ -320,6 +330,7 @@ final class Acquisition {
 		}
 		Permit permit = new Permit(List.of(this.taken), waited);
 		Arrays.fill(this.taken, null);
+		stopObservation("waited", null);
 		return permit;
 	}
 
@@ -332,7 +343,9 @@ final class Acquisition {
 		Rejection rejection = this.rejection;
 		RateLimitDecision decision = rejection.reservation().getDecision();
 		this.acquirer.publish(this.requests.get(rejection.index()).limiter(), decision);
-		return this.acquirer.rejection(decision);
+		RateLimitExceededException exception = this.acquirer.rejection(decision);
+		stopObservation("rejected", exception);
+		return exception;
 	}
 
 	/**
@@ -340,6 +353,7 @@ final class Acquisition {
 	 */
 	void abandon() {
 		this.phase = Phase.DONE;
+		stopObservation("cancelled", null);
 		giveBackAll();
 	}
 
@@ -386,14 +400,16 @@ final class Acquisition {
 			}
 		}
 		this.waitingFor = null;
-		for (Reservation reservation : this.taken) {
-			if (reservation != null) {
-				this.waitingFor = reservation.getDecision();
+		int waitingIndex = 0;
+		for (int i = 0; i < this.taken.length; i++) {
+			if (this.taken[i] != null) {
+				this.waitingFor = this.taken[i].getDecision();
+				waitingIndex = i;
 				break;
 			}
 		}
 		this.phase = Phase.SLOT_WAIT;
-		await(Action.WAIT, target - now);
+		await(Action.WAIT, target - now, waitingIndex);
 	}
 
 	private void retakeFrom(int from) {
@@ -429,7 +445,7 @@ final class Acquisition {
 		this.phase = Phase.PERMIT_WAIT;
 		this.index = rejection.index();
 		this.waitingFor = rejection.reservation().getDecision();
-		await(Action.AWAIT_PERMIT, left);
+		await(Action.AWAIT_PERMIT, left, rejection.index());
 	}
 
 	private void reserve(int index, Duration budget) {
@@ -438,9 +454,28 @@ final class Acquisition {
 		this.action = Action.RESERVE;
 	}
 
-	private void await(Action action, long nanos) {
+	/**
+	 * Waits: the first wait of the call starts its observation, named after the limiter that
+	 * makes it wait, and it lasts until the call is decided.
+	 */
+	private void await(Action action, long nanos, int waitingIndex) {
 		this.nanos = nanos;
 		this.action = action;
+		ResilienceObservations observations = this.acquirer.observations();
+		if (this.waitObservation == null && !observations.isNoop()) {
+			RateLimiter limiter = this.requests.get(waitingIndex).limiter();
+			this.waitObservation = observations.start(ResilienceObservation.RATE_LIMITER_WAIT, limiter.getName(),
+					limiter.getStoreType(), this.parent);
+		}
+	}
+
+	/** Ends the wait's observation, if the call waited. */
+	private void stopObservation(String outcome, @Nullable Throwable failure) {
+		Observation observation = this.waitObservation;
+		if (observation != null) {
+			this.waitObservation = null;
+			ResilienceObservations.stop(observation, outcome, failure);
+		}
 	}
 
 	/** Gives back every reservation held; when one fails, still the others, then throws the first failure. */

@@ -51,7 +51,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 
 	private final String limiterName;
 
-	private final RateLimiterSettings settings;
+	/**
+	 * The settings, replaced whole at run time ({@link #updateSettings}); every operation reads
+	 * them once, so one decision sees one version.
+	 */
+	private volatile RateLimiterSettings settings;
 
 	/** The empty key's state, made at its first use like any other key's. */
 	private volatile @Nullable KeyState shared;
@@ -76,10 +80,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	/** The keys held or about to be put: never fewer than the map holds, never more than {@link #maxKeys}. */
 	private final AtomicInteger size = new AtomicInteger();
 
-	private final int maxKeys;
+	/** Follows {@link #settings}. */
+	private volatile int maxKeys;
 
-	/** How long a key is kept after its last recorded use. */
-	private final long expireNanos;
+	/** How long a key is kept after its last recorded use; follows {@link #settings}. */
+	private volatile long expireNanos;
 
 	/** Guards {@link #hand}, eviction and sweeps. */
 	private final ReentrantLock maintenance = new ReentrantLock();
@@ -106,6 +111,20 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		this.clock = () -> ticker.read() - origin;
 		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
 		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+	}
+
+	/**
+	 * Takes new settings of the same shape: every key keeps its state, and a bucket holds no more
+	 * than a new capacity from its next decision. Idle keys are forgotten by the new settings'
+	 * horizon, which tells when a key is full under them; a lower {@code max-keys} is reached as
+	 * new keys come.
+	 */
+	@Override
+	public boolean updateSettings(RateLimiterSettings settings) {
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
+		this.settings = settings;
+		return true;
 	}
 
 	/**
@@ -237,6 +256,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 */
 	private RateLimitDecision decideBucket(KeyState state, String key, long cost, long maxWaitNanos,
 			Ticket @Nullable [] ticket) {
+		RateLimiterSettings settings = this.settings;
 		int lost = 0;
 		while (true) {
 			KeyState.Bucket bucket = state.bucket();
@@ -246,7 +266,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 			// Read after the bucket, so that it is not behind the time the bucket was written at.
 			long now = this.clock.read();
-			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, null, now, cost,
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, now, cost,
 					maxWaitNanos, 0);
 			boolean permitted = verdict.permitted();
 			KeyState.Bucket taken = verdict.taken();
@@ -269,7 +289,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 				}
 			}
 			return RateLimitDecision.of(this.limiterName, key, permitted, permitted ? verdict.at() - now : 0,
-					verdict.retryAfterNanos(), false, 0, this.settings, permitted ? verdict.at() : now,
+					verdict.retryAfterNanos(), false, 0, settings, permitted ? verdict.at() : now,
 					permitted ? taken : verdict.refilled(), null);
 		}
 	}
@@ -283,47 +303,48 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	private @Nullable RateLimitDecision decideSlots(KeyState state, String key, long cost, long maxWaitNanos,
 			boolean commit, Ticket @Nullable [] ticket) {
 		KeyState.Slots slots = Objects.requireNonNull(state.slots);
+		RateLimiterSettings settings = this.settings;
 		synchronized (state) {
 			if (state.retired) {
 				return null;
 			}
 			KeyState.Bucket bucket = state.bucket();
 			long now = this.clock.read();
-			LimiterAlgorithm.prune(this.settings, slots, now);
-			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, slots, now, cost,
+			LimiterAlgorithm.prune(settings, slots, now);
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, slots, now, cost,
 					maxWaitNanos, this.typicalHoldNanos);
 			if (!verdict.permitted() || !commit) {
-				return describe(key, verdict.refilled(), slots, now, verdict.permitted(), 0, verdict.retryAfterNanos(),
+				return describe(settings, key, verdict.refilled(), slots, now, verdict.permitted(), 0, verdict.retryAfterNanos(),
 						verdict.concurrencyLimited());
 			}
 			KeyState.Bucket taken = verdict.taken();
 			if (bucket != null && taken != null) {
 				state.replaceBucket(bucket, taken); // always succeeds: its writers hold the monitor
 			}
-			long sequence = LimiterAlgorithm.admit(this.settings, slots, verdict.at(), cost);
+			long sequence = LimiterAlgorithm.admit(settings, slots, verdict.at(), cost);
 			state.used(now, ACCESS_TOLERANCE_NANOS);
 			if (ticket != null) {
 				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
 			}
-			return describe(key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
+			return describe(settings, key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
 		}
 	}
 
 	/** A decision of a key with windows or permits; the caller holds the key's monitor. */
-	private RateLimitDecision describe(String key, KeyState.@Nullable Bucket bucket, KeyState.Slots slots, long at,
+	private RateLimitDecision describe(RateLimiterSettings settings, String key, KeyState.@Nullable Bucket bucket, KeyState.Slots slots, long at,
 			boolean permitted, long waitNanos, long retryAfterNanos, boolean concurrencyLimited) {
 		long[] windowQuotas = null;
 		SlidingWindow[] windows = slots.windows;
 		if (windows != null) {
 			windowQuotas = new long[windows.length * 2];
 			for (int i = 0; i < windows.length; i++) {
-				WindowSettings window = this.settings.windows().get(i);
+				WindowSettings window = settings.windows().get(i);
 				windowQuotas[2 * i] = windows[i].remaining(window, at);
 				windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
 			}
 		}
 		return RateLimitDecision.of(this.limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
-				slots.inFlight(), this.settings, at, bucket, windowQuotas);
+				slots.inFlight(), settings, at, bucket, windowQuotas);
 	}
 
 	@Override
@@ -336,12 +357,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
-			leases.prune(this.clock.read(), Durations.toNanos(this.settings.leaseTimeout()));
-			if (leases.size() < this.settings.maxConcurrent()) {
+			RateLimiterSettings settings = this.settings;
+			leases.prune(this.clock.read(), Durations.toNanos(settings.leaseTimeout()));
+			if (leases.size() < settings.maxConcurrent()) {
 				return;
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
-			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(this.settings.leaseTimeout()))
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(settings.leaseTimeout()))
 					- this.clock.read();
 			long deadline = System.nanoTime() + Math.min(nanos, untilExpiry);
 			long admissions = slots.admissions;
@@ -380,12 +402,13 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		long delay;
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
-			leases.prune(this.clock.read(), Durations.toNanos(this.settings.leaseTimeout()));
-			if (leases.size() < this.settings.maxConcurrent()) {
+			RateLimiterSettings settings = this.settings;
+			leases.prune(this.clock.read(), Durations.toNanos(settings.leaseTimeout()));
+			if (leases.size() < settings.maxConcurrent()) {
 				return CompletableFuture.completedFuture(null);
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
-			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(this.settings.leaseTimeout()))
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(settings.leaseTimeout()))
 					- this.clock.read();
 			delay = Math.max(0, Math.min(nanos, untilExpiry));
 			slots.addPermitFuture(ready);
@@ -432,10 +455,11 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		if (bucket == KeyState.RETIRED) {
 			return null;
 		}
+		RateLimiterSettings settings = this.settings;
 		long now = this.clock.read();
-		LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(this.settings, bucket, null, now, 1, 0, 0);
+		LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, now, 1, 0, 0);
 		return RateLimitDecision.of(this.limiterName, key, verdict.permitted(), 0, verdict.retryAfterNanos(), false, 0,
-				this.settings, now, verdict.refilled(), null);
+				settings, now, verdict.refilled(), null);
 	}
 
 	@Override

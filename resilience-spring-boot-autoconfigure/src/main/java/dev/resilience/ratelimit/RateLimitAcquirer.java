@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * Admits one call through one or more limiters, all or nothing.
@@ -48,11 +49,14 @@ final class RateLimitAcquirer {
 	/** The listeners told of a call admitted without a wait, so that the others cost it nothing. */
 	private final List<RateLimitListener> admissionListeners;
 
+	private final ResilienceObservations observations;
+
 	/** Whether rejections record a stack trace: off by default, a flood's rejections would pay for it. */
 	private final boolean stackTraces;
 
 	RateLimitAcquirer(Ticker ticker, Ticker permitWaitClock, Sleeper sleeper, List<RateLimitListener> listeners,
-			boolean stackTraces) {
+			ResilienceObservations observations, boolean stackTraces) {
+		this.observations = observations;
 		this.ticker = ticker;
 		this.permitWaitClock = permitWaitClock;
 		this.sleeper = sleeper;
@@ -129,6 +133,11 @@ final class RateLimitAcquirer {
 			Thread.currentThread().interrupt();
 			throw acquisition.interrupted();
 		}
+	}
+
+	/** Where the waits are observed. */
+	ResilienceObservations observations() {
+		return this.observations;
 	}
 
 	/** The exception for a rejecting decision, with a stack trace only when the registry asks for them. */

@@ -107,6 +107,20 @@ public interface RateLimitStore {
 	void reset(String key);
 
 	/**
+	 * Takes new settings of the limiter at run time, of the same shape as the store's (the same
+	 * store type, the token bucket present or not alike, as many windows, the same window algorithm,
+	 * {@code max-concurrent} zero or not alike: {@link RateLimiterRegistry#updateSettings} checks that). They
+	 * apply from the next decision, and every key keeps its state: a bucket its tokens (no more than
+	 * a new capacity), a window its entries, a key its permits. A store that cannot keeps this
+	 * default, and the limiter refuses the change.
+	 * @param settings the new settings
+	 * @return whether the store took them
+	 */
+	default boolean updateSettings(RateLimiterSettings settings) {
+		return false;
+	}
+
+	/**
 	 * Returns how many keys the store holds, for stores that can tell cheaply.
 	 * @return the number of keys held, or empty when the store cannot tell
 	 */

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledExecutorService;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * The application's rate limiters, by name. The starter registers one as a bean, built from
@@ -27,7 +28,7 @@ public final class RateLimiterRegistry {
 
 	private RateLimiterRegistry(Builder builder) {
 		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners,
-				builder.stackTraces);
+				builder.observations, builder.stackTraces);
 		Map<String, RateLimiter> limiters = new LinkedHashMap<>();
 		builder.settings.forEach((name, settings) -> {
 			RateLimitStoreFactory factory = builder.stores.get(settings.store());
@@ -62,6 +63,23 @@ public final class RateLimiterRegistry {
 					+ "resilience.rate-limiters are " + this.limiters.keySet());
 		}
 		return limiter;
+	}
+
+	/**
+	 * Replaces a limiter's settings at run time, atomically: a call decides with the old settings
+	 * or the new ones, never a mix. They apply from the next decision, and every key keeps its
+	 * state (a bucket its tokens, no more than a new capacity; a window its entries; a key its
+	 * permits). The change may not alter what a key's state is made of: the store, whether there
+	 * is a token bucket, how many windows and their algorithm, whether there is
+	 * {@code max-concurrent}.
+	 * @param name the limiter's name
+	 * @param settings its new settings
+	 * @throws IllegalArgumentException if there is no such limiter, or the settings differ in
+	 * shape, naming the setting
+	 * @throws IllegalStateException if the limiter's store cannot change its settings
+	 */
+	public void updateSettings(String name, RateLimiterSettings settings) {
+		((StoreRateLimiter) get(name)).updateSettings(Objects.requireNonNull(settings, "settings"));
 	}
 
 	/**
@@ -121,6 +139,8 @@ public final class RateLimiterRegistry {
 
 		private final List<RateLimitListener> listeners = new ArrayList<>();
 
+		private ResilienceObservations observations = ResilienceObservations.none();
+
 		private boolean stackTraces;
 
 		private final Map<String, RateLimitStoreFactory> stores = new HashMap<>();
@@ -158,6 +178,17 @@ public final class RateLimiterRegistry {
 		 */
 		public Builder listener(RateLimitListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets where the calls that wait are observed ({@code resilience.ratelimiter.wait}); none
+		 * by default.
+		 * @param observations the observations
+		 * @return this builder
+		 */
+		public Builder observations(ResilienceObservations observations) {
+			this.observations = Objects.requireNonNull(observations, "observations");
 			return this;
 		}
 

@@ -14,20 +14,61 @@ final class StoreRateLimiter implements RateLimiter {
 
 	private final String name;
 
-	private final RateLimiterSettings settings;
+	/** The settings and what follows from them, replaced whole at run time; read once per call. */
+	private volatile Current current;
 
 	private final RateLimitStore store;
 
 	private final RateLimitAcquirer acquirer;
 
-	private final long maxCost;
-
 	StoreRateLimiter(String name, RateLimiterSettings settings, RateLimitStore store, RateLimitAcquirer acquirer) {
 		this.name = name;
-		this.settings = settings;
+		this.current = new Current(settings);
 		this.store = store;
 		this.acquirer = acquirer;
-		this.maxCost = settings.maxCost();
+	}
+
+	/**
+	 * Replaces the settings by others of the same shape, store first, so that a call that reads
+	 * the new settings here finds them in the store too.
+	 * @throws IllegalArgumentException naming the property when the shape differs
+	 * @throws IllegalStateException when the store cannot change its settings
+	 */
+	synchronized void updateSettings(RateLimiterSettings settings) {
+		checkSameShape(this.current.settings(), settings);
+		if (!this.store.updateSettings(settings)) {
+			throw new IllegalStateException("the " + this.store.getType() + " store of rate limiter '" + this.name
+					+ "' cannot change its settings at run time");
+		}
+		this.current = new Current(settings);
+	}
+
+	/**
+	 * Checks what a key's state is made of stays: the store, whether there is a token bucket, the
+	 * windows' number and algorithm, and whether there are concurrency permits.
+	 */
+	private static void checkSameShape(RateLimiterSettings now, RateLimiterSettings next) {
+		if (!now.store().equals(next.store())) {
+			throw unchanged("store", now.store(), next.store());
+		}
+		if ((now.tokenBucket() == null) != (next.tokenBucket() == null)) {
+			throw unchanged("token-bucket", (now.tokenBucket() == null) ? "none" : "set",
+					(next.tokenBucket() == null) ? "none" : "set");
+		}
+		if (now.windows().size() != next.windows().size()) {
+			throw unchanged("windows", now.windows().size() + " windows", next.windows().size() + " windows");
+		}
+		if (!now.windows().isEmpty() && now.windowAlgorithm() != next.windowAlgorithm()) {
+			throw unchanged("window-algorithm", now.windowAlgorithm(), next.windowAlgorithm());
+		}
+		if ((now.maxConcurrent() == 0) != (next.maxConcurrent() == 0)) {
+			throw unchanged("max-concurrent", now.maxConcurrent(), next.maxConcurrent());
+		}
+	}
+
+	private static IllegalArgumentException unchanged(String property, Object was, Object wanted) {
+		return new IllegalArgumentException(property + ": cannot change from " + was + " to " + wanted
+				+ " at run time, as each key's state is made of it (values within it can change); restart to change it");
 	}
 
 	@Override
@@ -37,7 +78,7 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimiterSettings getSettings() {
-		return this.settings;
+		return this.current.settings();
 	}
 
 	@Override
@@ -47,11 +88,12 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, int cost) {
-		if (this.settings.maxConcurrent() > 0) {
+		Current current = this.current;
+		if (current.settings().maxConcurrent() > 0) {
 			throw new IllegalStateException("Rate limiter '" + this.name
 					+ "' has max-concurrent, whose permits must be returned: use acquire(...) and close the Permit");
 		}
-		checkCost(cost);
+		checkCost(current, cost);
 		RateLimitDecision decision = this.store.tryAcquire(Objects.requireNonNull(key, "key"), cost);
 		this.acquirer.publish(this, decision);
 		return decision;
@@ -59,7 +101,7 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public Permit acquire(String key, int cost, Duration maxWait) {
-		if (this.settings.maxConcurrent() == 0 && maxWait.isZero()) {
+		if (this.current.settings().maxConcurrent() == 0 && maxWait.isZero()) {
 			// Admitted now or never, with no permit to return: nothing to keep for later.
 			RateLimitDecision decision = tryAcquire(key, cost);
 			if (!decision.isPermitted()) {
@@ -85,14 +127,14 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public Reservation reserve(String key, int cost, Duration maxWait) {
-		checkCost(cost);
+		checkCost(this.current, cost);
 		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
 	}
 
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait) {
 		try {
-			checkCost(cost);
+			checkCost(this.current, cost);
 			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
 		}
 		catch (RuntimeException ex) {
@@ -141,16 +183,30 @@ final class StoreRateLimiter implements RateLimiter {
 		return this.store.errorCount();
 	}
 
-	private void checkCost(int cost) {
-		if (cost > 0 && cost <= this.maxCost) {
+	private void checkCost(Current current, int cost) {
+		if (cost > 0 && cost <= current.maxCost()) {
 			return; // the usual case, without walking the settings
 		}
 		try {
-			this.settings.checkCost(cost);
+			current.settings().checkCost(cost);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Rate limiter '" + this.name + "': " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * The settings, and the largest cost they admit.
+	 *
+	 * @param settings the settings
+	 * @param maxCost the largest cost a call may have
+	 */
+	private record Current(RateLimiterSettings settings, long maxCost) {
+
+		Current(RateLimiterSettings settings) {
+			this(settings, settings.maxCost());
+		}
+
 	}
 
 	@Override

@@ -58,6 +58,10 @@ public final class TokenBucket {
 	 * @return the bucket as of {@code now}, or unchanged when it is dated at or after {@code now}
 	 */
 	public static State refill(TokenBucketSettings settings, State state, long now) {
+		if (state.tokens() > settings.capacity()) {
+			// The capacity was lowered at run time: a bucket holds no more than its capacity.
+			state = new State(settings.capacity(), state.updatedAt());
+		}
 		long elapsed = now - state.updatedAt();
 		long missing = settings.capacity() - state.tokens();
 		if (elapsed <= 0 || missing <= 0) {

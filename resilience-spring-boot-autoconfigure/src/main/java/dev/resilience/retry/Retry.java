@@ -21,6 +21,7 @@ import dev.resilience.Listeners;
 import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * Runs calls under a {@link RetryPolicy}: after an attempt that fails with a retryable exception
@@ -59,7 +60,10 @@ public final class Retry {
 
 	private final List<RetryListener> listeners;
 
+	private final ResilienceObservations observations;
+
 	private Retry(Builder builder) {
+		this.observations = builder.observations;
 		this.name = builder.name;
 		this.policy = builder.policy;
 		this.ticker = builder.ticker;
@@ -251,6 +255,10 @@ public final class Retry {
 		return null;
 	}
 
+	ResilienceObservations observations() {
+		return this.observations;
+	}
+
 	void tell(Consumer<RetryListener> event) {
 		Listeners.tell(this.listeners, event, logger, "Retry listener");
 	}
@@ -267,6 +275,11 @@ public final class Retry {
 			super(scheduler);
 			this.execution = execution;
 			this.attempt = attempt;
+			future().whenComplete((value, failure) -> {
+				if (future().isCancelled()) {
+					execution.cancel();
+				}
+			});
 		}
 
 		@Override
@@ -312,6 +325,8 @@ public final class Retry {
 		private final List<RetryListener> listeners = new ArrayList<>();
 
 		private @Nullable RetryBudget budget;
+
+		private ResilienceObservations observations = ResilienceObservations.none();
 
 		private Builder(String name, RetryPolicy policy) {
 			this.name = Objects.requireNonNull(name, "name");
@@ -365,6 +380,16 @@ public final class Retry {
 		 */
 		public Builder listener(RetryListener listener) {
 			this.listeners.add(Objects.requireNonNull(listener, "listener"));
+			return this;
+		}
+
+		/**
+		 * Sets where the retried calls are observed ({@code resilience.retry}); none by default.
+		 * @param observations the observations
+		 * @return this builder
+		 */
+		public Builder observations(ResilienceObservations observations) {
+			this.observations = Objects.requireNonNull(observations, "observations");
 			return this;
 		}
 

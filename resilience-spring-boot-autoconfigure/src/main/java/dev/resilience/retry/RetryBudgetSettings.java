@@ -37,7 +37,7 @@ public record RetryBudgetSettings(double ratio, Duration window, int minRetriesP
 			throw new IllegalArgumentException("window must be positive, but was " + window);
 		}
 		if (minRetriesPerSecond < 0) {
-			throw new IllegalArgumentException("minRetriesPerSecond must not be negative, but was " + minRetriesPerSecond);
+			throw new IllegalArgumentException("min-retries-per-second must not be negative, but was " + minRetriesPerSecond);
 		}
 	}
 

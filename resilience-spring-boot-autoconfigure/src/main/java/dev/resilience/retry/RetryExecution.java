@@ -3,12 +3,16 @@ package dev.resilience.retry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.Predicate;
 
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.DurationText;
 import dev.resilience.Durations;
+import dev.resilience.observation.ResilienceObservation;
+import dev.resilience.observation.ResilienceObservations;
 
 /**
  * One call of a {@link Retry}, as a pure step that any driver runs: the blocking loop of
@@ -52,12 +56,22 @@ public final class RetryExecution {
 
 	private @Nullable Object lastResult;
 
+	/** The caller's observation, the parent of the retry's: the first retry may be decided on another thread. */
+	private final @Nullable Observation parent;
+
+	/** The observation of a retried call, from its first retry verdict until it ends; guarded by this. */
+	private volatile @Nullable Observation observation;
+
+	/** Whether the caller cancelled the call; guarded by this. */
+	private boolean cancelled;
+
 	RetryExecution(Retry retry, Predicate<Throwable> retryIf, Predicate<@Nullable Object> retryIfResult) {
 		this.retry = retry;
 		this.retryIf = retryIf;
 		this.retryIfResult = retryIfResult;
 		this.start = retry.ticker().read();
 		this.delays = retry.getPolicy().delays(retry.random());
+		this.parent = retry.observations().current();
 		RetryBudget budget = retry.budget();
 		if (budget != null) {
 			budget.recordFirstAttempt();
@@ -120,6 +134,24 @@ public final class RetryExecution {
 			throw new IllegalStateException("Only a call waiting for its next attempt can be abandoned");
 		}
 		return stop(new Stop(RetryCallOutcome.of(false, this.attempts.size()), reason));
+	}
+
+	/**
+	 * Ends the call because its caller cancelled it (a driver tells this when the caller's future
+	 * or subscription is cancelled): listeners are not told, the call has no outcome, and its
+	 * observation, if it was retried, stops with the kind {@code cancelled}. May be called from
+	 * any thread, and more than once.
+	 */
+	public void cancel() {
+		Observation observation;
+		synchronized (this) {
+			this.cancelled = true;
+			observation = this.observation;
+			this.observation = null;
+		}
+		if (observation != null) {
+			ResilienceObservations.stop(observation, "cancelled", null);
+		}
 	}
 
 	/**
@@ -211,6 +243,7 @@ public final class RetryExecution {
 		}
 		this.delay = delay;
 		this.state = State.WAITING;
+		observeRetry();
 		return RetryVerdict.retryAfter(delay);
 	}
 
@@ -232,8 +265,43 @@ public final class RetryExecution {
 		return new RetriesExhaustedException(message, this.attempts, result);
 	}
 
+	/**
+	 * The first retry verdict starts the call's observation, which then tells of the first attempt;
+	 * the later attempts are told as they end.
+	 */
+	private void observeRetry() {
+		ResilienceObservations observations = this.retry.observations();
+		if (this.observation != null || observations.isNoop()) {
+			return;
+		}
+		Observation started;
+		synchronized (this) {
+			if (this.cancelled) {
+				return;
+			}
+			started = observations.start(ResilienceObservation.RETRY, this.retry.getName(), null, this.parent);
+			this.observation = started;
+		}
+		for (RetryAttempt attempt : this.attempts) {
+			observeAttempt(started, attempt);
+		}
+	}
+
+	private static void observeAttempt(Observation observation, RetryAttempt attempt) {
+		ResilienceObservations.retryAttempt(observation, attempt.number(), attempt.outcome().name().toLowerCase(Locale.ROOT),
+				attempt.delayBefore().toMillis());
+	}
+
 	private RetryVerdict end(RetryCallOutcome outcome, RetryVerdict verdict) {
 		this.state = State.ENDED;
+		Observation observation;
+		synchronized (this) {
+			observation = this.observation;
+			this.observation = null;
+		}
+		if (observation != null) {
+			ResilienceObservations.stop(observation, outcome.tag(), verdict.failure());
+		}
 		List<RetryAttempt> history = List.copyOf(this.attempts);
 		this.retry.tell((listener) -> listener.onCallEnded(this.retry.getName(), outcome, history));
 		return verdict;
@@ -250,6 +318,10 @@ public final class RetryExecution {
 		RetryAttempt attempt = new RetryAttempt(this.attempts.size() + 1, Duration.ofNanos(delayBefore),
 				Duration.ofNanos(this.retry.ticker().read() - this.attemptStart), outcome, failure);
 		this.attempts.add(attempt);
+		Observation observation = this.observation;
+		if (observation != null) {
+			observeAttempt(observation, attempt);
+		}
 		this.retry.tell((listener) -> listener.onAttempt(this.retry.getName(), attempt));
 	}
 

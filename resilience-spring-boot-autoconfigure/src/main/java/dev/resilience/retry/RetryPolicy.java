@@ -49,13 +49,13 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 		Objects.requireNonNull(backoff, "backoff");
 		Objects.requireNonNull(jitter, "jitter");
 		if (maxRetries < 0) {
-			throw new IllegalArgumentException("maxRetries must not be negative, but was " + maxRetries);
+			throw new IllegalArgumentException("max-retries must not be negative, but was " + maxRetries);
 		}
 		if (maxDuration != null && (maxDuration.isNegative() || maxDuration.isZero())) {
-			throw new IllegalArgumentException("maxDuration must be positive, but was " + maxDuration);
+			throw new IllegalArgumentException("max-duration must be positive, but was " + maxDuration);
 		}
 		if (retryOn.isEmpty()) {
-			throw new IllegalArgumentException("retryOn must name at least one exception type");
+			throw new IllegalArgumentException("retry-on must name at least one exception type");
 		}
 		retryOn = List.copyOf(retryOn);
 		noRetryOn = List.copyOf(noRetryOn);

@@ -18,9 +18,11 @@ import dev.resilience.Ticker;
  */
 public final class RetryRegistry {
 
-	private final Map<String, RetryPolicy> policies;
+	/** Replaced whole, copied on write, when a policy changes at run time. */
+	private volatile Map<String, RetryPolicy> policies;
 
-	private final Map<String, RetryBudget> budgets;
+	/** Replaced with {@link #policies}. */
+	private volatile Map<String, RetryBudget> budgets;
 
 	private final Ticker ticker;
 
@@ -70,6 +72,31 @@ public final class RetryRegistry {
 					"No retry policy named '" + name + "'; configured are " + this.policies.keySet());
 		}
 		return policy;
+	}
+
+	/**
+	 * Replaces a named policy at run time. Retries made afterwards use it; those made before (the
+	 * starter makes one per annotated method, and makes them again after the change) keep theirs.
+	 * The budget stays, with what it counted, when its settings stay; otherwise the policy gets a
+	 * new budget of the new settings, or none.
+	 * @param name the policy's name
+	 * @param policy the new policy
+	 * @throws IllegalArgumentException listing the configured names when there is no such policy
+	 */
+	public synchronized void updatePolicy(String name, RetryPolicy policy) {
+		RetryPolicy previous = getPolicy(name);
+		Map<String, RetryPolicy> policies = new LinkedHashMap<>(this.policies);
+		policies.put(name, Objects.requireNonNull(policy, "policy"));
+		Map<String, RetryBudget> budgets = new LinkedHashMap<>(this.budgets);
+		RetryBudgetSettings settings = policy.budget();
+		if (settings == null) {
+			budgets.remove(name);
+		}
+		else if (!settings.equals(previous.budget()) || !budgets.containsKey(name)) {
+			budgets.put(name, new RetryBudget(settings, this.ticker));
+		}
+		this.budgets = Collections.unmodifiableMap(budgets);
+		this.policies = Collections.unmodifiableMap(policies);
 	}
 
 	/**

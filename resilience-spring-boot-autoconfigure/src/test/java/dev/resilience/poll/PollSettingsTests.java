@@ -50,16 +50,16 @@ class PollSettingsTests {
 	void oneAttemptIsTheLeast() {
 		assertThat(PollSettings.builder().maxAttempts(1).build().maxAttempts()).isEqualTo(1);
 		assertThatIllegalArgumentException().isThrownBy(() -> PollSettings.builder().maxAttempts(0).build())
-			.withMessage("maxAttempts must be at least 1, or -1 for unlimited, but was 0");
+			.withMessage("max-attempts must be at least 1, or -1 for unlimited, but was 0");
 		assertThatIllegalArgumentException().isThrownBy(() -> PollSettings.builder().maxAttempts(-2).build())
-			.withMessage("maxAttempts must be at least 1, or -1 for unlimited, but was -2");
+			.withMessage("max-attempts must be at least 1, or -1 for unlimited, but was -2");
 	}
 
 	@Test
 	void unlimitedAttemptsNeedATimeout() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> PollSettings.builder().maxAttempts(PollSettings.UNLIMITED).build())
-			.withMessage("unlimited maxAttempts (-1) needs a timeout, or the poll could never end");
+			.withMessage("unlimited max-attempts (-1) needs a timeout, or the poll could never end");
 	}
 
 	@Test
@@ -74,7 +74,7 @@ class PollSettingsTests {
 	@Test
 	void theBackoffIsCheckedByItsPolicy() {
 		assertThatIllegalArgumentException().isThrownBy(() -> PollSettings.builder().delay(Duration.ofSeconds(20)).build())
-			.withMessage("maxDelay (PT10S) must not be shorter than delay (PT20S)");
+			.withMessage("max-delay (PT10S) must not be shorter than delay (PT20S)");
 	}
 
 	@Test

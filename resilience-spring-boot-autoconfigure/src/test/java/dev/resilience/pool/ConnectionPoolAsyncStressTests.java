@@ -11,12 +11,21 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -26,9 +35,15 @@ import static org.awaitility.Awaitility.await;
  * hanging past the deadline, a quarter cancelled by the caller while they wait or run, the rest
  * done at once or a little later; 4 of them blocking. Every call ends with one outcome, every
  * callback ran once or never, and in the end nothing is held, nothing waits and every connection
- * ever made is idle or destroyed.
+ * ever made is idle or destroyed. And the same for 16 Reactor threads under BlockHound whose
+ * subscriptions are disposed at random points.
  */
 class ConnectionPoolAsyncStressTests {
+
+	@BeforeAll
+	static void installBlockHound() {
+		BlockHound.install();
+	}
 
 	private static final int ASYNC_THREADS = 12;
 
@@ -182,6 +197,63 @@ class ConnectionPoolAsyncStressTests {
 			completers.shutdownNow();
 			scheduler.shutdownNow();
 			assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		}
+	}
+
+
+	/**
+	 * Subscriptions on 16 Reactor threads, where nothing may block, disposed at random points: while
+	 * they wait, as their connection is handed out, while the work runs, or never. The work ends on
+	 * Reactor threads and the pool's scheduler runs on threads BlockHound watches as well: a
+	 * connection given back there could park on Commons Pool's lock, fail midway and be lost.
+	 */
+	@Test
+	void subscriptionsDisposedAtRandomOnSixteenNonBlockingThreadsLeaveEveryConnectionIdle() throws Exception {
+		int threads = 16;
+		int callsPerThread = 150;
+		CountingFactory factory = new CountingFactory();
+		ScheduledExecutorService scheduler = ContinuationScheduler.create(false);
+		Scheduler subscribers = Schedulers.newParallel("pool-stress", threads);
+		AtomicInteger values = new AtomicInteger();
+		AtomicInteger disposed = new AtomicInteger();
+		AtomicInteger checkoutTimeouts = new AtomicInteger();
+		try (ConnectionPool<Integer> pool = ConnectionPool.builder("reactive", factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(4).build())
+			.scheduler(scheduler)
+			.build()) {
+			Mono<Integer> call = Mono.fromFuture(() -> pool.withConnectionAsync(Duration.ofSeconds(5),
+					(connection) -> Mono.just(connection)
+						.delayElement(Duration.ofNanos(ThreadLocalRandom.current().nextLong(500_000)))
+						.toFuture()),
+					false);
+			Flux.range(0, threads)
+				.flatMap((thread) -> Flux.range(0, callsPerThread)
+					.concatMap((i) -> call
+						.take(Duration.ofNanos(ThreadLocalRandom.current().nextLong(600_000)), subscribers)
+						.doOnNext((value) -> values.incrementAndGet())
+						.switchIfEmpty(Mono.fromRunnable(disposed::incrementAndGet))
+						.onErrorResume(CheckoutTimeoutException.class, (ex) -> {
+							checkoutTimeouts.incrementAndGet();
+							return Mono.empty();
+						}))
+					.subscribeOn(subscribers), threads)
+				.then()
+				.block(Duration.ofSeconds(120));
+			assertThat(values.get() + disposed.get() + checkoutTimeouts.get()).isEqualTo(threads * callsPerThread);
+			assertThat(values).hasPositiveValue();
+			assertThat(disposed).hasPositiveValue();
+			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+				ConnectionPoolStats stats = pool.getStats();
+				assertThat(stats.active()).isZero();
+				assertThat(stats.pending()).isZero();
+				assertThat(stats.abandoned()).isZero();
+				assertThat(stats.idle()).isEqualTo(factory.created.get() - factory.destroyed.get());
+			});
+			assertThat(pool.getStats().idle()).isBetween(1, 4);
+		}
+		finally {
+			subscribers.dispose();
+			scheduler.shutdownNow();
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -215,6 +216,145 @@ class ConnectionPoolAsyncTests {
 	}
 
 	@Test
+	void aCompletedStageGivesItsConnectionBackOnThePoolsThreadBeforeTheOutcomeIsPassedOn() {
+		ManualScheduler returner = new ManualScheduler(new ManualTicker());
+		DeadlinePool<Integer> pool = pool(1, this.factory, returner);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> result = pool.withConnectionAsync(TIMEOUT, (connection) -> work);
+		AtomicReference<ConnectionPoolStats> seenByCaller = statsWhenDone(pool, result);
+		this.scheduler.runDue();
+		work.complete("done");
+		// The thread that completed the stage gave nothing back and passed nothing on.
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
+		assertThat(result).isNotDone();
+		assertThat(returner.pending()).hasSize(1);
+		returner.runAll();
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(result).isNotDone();
+		this.scheduler.runDue();
+		assertThat(result).isCompletedWithValue("done");
+		assertThat(seenByCaller).hasValue(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(returner.pending()).isEmpty();
+		assertThat(this.scheduler.pending()).isEmpty();
+		assertThat(this.factory.destroyed).hasValue(0);
+		assertThat(this.events).containsExactly("checkout ACQUIRED", "operation SUCCESS");
+	}
+
+	@Test
+	void aFailedStageGivesItsConnectionBackOnThePoolsThreadBeforeTheFailureIsPassedOn() {
+		ManualScheduler returner = new ManualScheduler(new ManualTicker());
+		DeadlinePool<Integer> pool = pool(1, this.factory, returner);
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> result = pool.withConnectionAsync(TIMEOUT, (connection) -> work);
+		AtomicReference<ConnectionPoolStats> seenByCaller = statsWhenDone(pool, result);
+		this.scheduler.runDue();
+		IOException failure = new IOException("partner down");
+		work.completeExceptionally(failure);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
+		returner.runAll();
+		assertThat(result).isNotDone();
+		this.scheduler.runDue();
+		assertThat(failure(result, IOException.class)).isSameAs(failure);
+		assertThat(seenByCaller).hasValue(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(returner.pending()).isEmpty();
+		assertThat(this.factory.destroyed).hasValue(0);
+		assertThat(this.events).containsExactly("checkout ACQUIRED", "operation ERROR");
+	}
+
+	@Test
+	void aCallbackThatThrowsGivesItsConnectionBackOnThePoolsThreadBeforeTheFailureIsPassedOn() {
+		ManualScheduler returner = new ManualScheduler(new ManualTicker());
+		DeadlinePool<Integer> pool = pool(1, this.factory, returner);
+		IOException failure = new IOException("cannot start");
+		CompletableFuture<Object> result = pool.withConnectionAsync(TIMEOUT, (connection) -> {
+			throw failure;
+		});
+		AtomicReference<ConnectionPoolStats> seenByCaller = statsWhenDone(pool, result);
+		this.scheduler.runDue();
+		assertThat(result).isNotDone();
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
+		returner.runAll();
+		this.scheduler.runDue();
+		assertThat(failure(result, IOException.class)).isSameAs(failure);
+		assertThat(seenByCaller).hasValue(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(returner.pending()).isEmpty();
+	}
+
+	@Test
+	void cancellingAfterTheCheckoutGivesTheConnectionBackOnThePoolsThreadOnce() {
+		ManualScheduler returner = new ManualScheduler(new ManualTicker());
+		DeadlinePool<Integer> pool = pool(1, this.factory, returner);
+		AtomicInteger ran = new AtomicInteger();
+		CompletableFuture<Object> result = pool.withConnectionAsync(TIMEOUT, (connection) -> {
+			ran.incrementAndGet();
+			return CompletableFuture.completedFuture(connection);
+		});
+		// Handed out, not yet delivered on the scheduler.
+		assertThat(pool.getStats().active()).isOne();
+		assertThat(result.cancel(true)).isTrue();
+		assertThat(pool.getStats().active()).isOne();
+		assertThat(returner.pending()).hasSize(1);
+		returner.runAll();
+		this.scheduler.runAll();
+		assertThat(ran).hasValue(0);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(returner.pending()).isEmpty();
+		assertThat(this.factory.destroyed).hasValue(0);
+		assertThat(this.events).isEmpty();
+	}
+
+	@Test
+	void aDeliveryThatComesAfterItsCheckoutWasCancelledAndTheConnectionClosedDoesNotCloseItAgain() {
+		AtomicInteger invalid = new AtomicInteger();
+		this.factory.validWhen((connection) -> connection != invalid.get());
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
+				ConnectionPoolSettings.builder().maxSize(1).validateOnCheckout(true).build(), this.ticker, List.of(),
+				ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
+				ManualScheduler.direct(), ManualScheduler.direct()));
+		CompletableFuture<ConnectionLease<Integer>> first = pool.checkoutAsync(TIMEOUT);
+		// Handed out, its delivery queued; cancelled, the connection goes back.
+		first.cancel(false);
+		// The next checkout finds it no longer valid: it is closed and replaced.
+		invalid.set(1);
+		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
+		assertThat(this.factory.destroyedIds).containsExactly(1);
+		this.scheduler.runDue();
+		assertThat(second.getNow(null).connection()).isEqualTo(2);
+		assertThat(this.factory.destroyed).hasValue(1);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
+	}
+
+	@Test
+	void aConnectionDeliveredAfterTheDeadlineNeverStartsTheWorkAndGoesBack() {
+		DeadlinePool<Integer> pool = pool(1);
+		CompletableFuture<String> firstWork = new CompletableFuture<>();
+		CompletableFuture<String> first = pool.withConnectionAsync(TIMEOUT, (connection) -> firstWork);
+		this.scheduler.runDue();
+		this.events.clear();
+		this.durations.clear();
+		AtomicInteger ran = new AtomicInteger();
+		CompletableFuture<Object> second = pool.withConnectionAsync(Duration.ofSeconds(1), (connection) -> {
+			ran.incrementAndGet();
+			return CompletableFuture.completedFuture(connection);
+		});
+		this.scheduler.advance(Duration.ofMillis(999));
+		// Given back and handed to the second call 1 ms before its deadline; the scheduler comes to
+		// the delivery only once the deadline has passed, ahead of the deadline's own task.
+		firstWork.complete("done");
+		this.ticker.advance(Duration.ofMillis(1));
+		this.scheduler.runDue();
+		assertThat(first).isCompletedWithValue("done");
+		CheckoutTimeoutException timeout = failure(second, CheckoutTimeoutException.class);
+		assertThat(timeout.getElapsed()).isEqualTo(Duration.ofSeconds(1));
+		assertThat(ran).hasValue(0);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(this.factory.created).hasValue(1);
+		assertThat(this.factory.destroyed).hasValue(0);
+		assertThat(this.events).containsExactly("operation SUCCESS", "checkout TIMEOUT");
+		assertThat(this.scheduler.pending()).isEmpty();
+	}
+
+	@Test
 	void cancellingWhileWaitingLeavesTheQueueAndTheCallbackNeverRuns() {
 		DeadlinePool<Integer> pool = pool(1);
 		CompletableFuture<String> firstWork = new CompletableFuture<>();
@@ -356,7 +496,7 @@ class ConnectionPoolAsyncTests {
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
 				ConnectionPoolSettings.builder().maxSize(1).build(), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().contextRegistry(registry).build(), WorkerThreads.create("p", 1),
-				this.scheduler, ManualScheduler.direct()));
+				this.scheduler, ManualScheduler.direct(), ManualScheduler.direct()));
 		requestId.set("r-42");
 		CompletableFuture<String> result;
 		try {
@@ -492,7 +632,7 @@ class ConnectionPoolAsyncTests {
 					}
 
 				}), ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
-				ManualScheduler.direct()));
+				ManualScheduler.direct(), ManualScheduler.direct()));
 		CompletableFuture<Integer> ok = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
 		this.scheduler.runDue();
 		assertThat(ok).isCompletedWithValue(1);
@@ -526,6 +666,10 @@ class ConnectionPoolAsyncTests {
 	}
 
 	private DeadlinePool<Integer> pool(int maxSize, ConnectionFactory<Integer> connections) {
+		return pool(maxSize, connections, ManualScheduler.direct());
+	}
+
+	private DeadlinePool<Integer> pool(int maxSize, ConnectionFactory<Integer> connections, ExecutorService returner) {
 		ConnectionPoolListener listener = new ConnectionPoolListener() {
 
 			@Override
@@ -543,7 +687,15 @@ class ConnectionPoolAsyncTests {
 		};
 		return track(new DeadlinePool<>("p", connections, ConnectionPoolSettings.builder().maxSize(maxSize).build(),
 				this.ticker, List.of(listener), ContextSnapshotFactory.builder().build(),
-				WorkerThreads.create("p", maxSize), this.scheduler, ManualScheduler.direct()));
+				WorkerThreads.create("p", maxSize), this.scheduler, ManualScheduler.direct(), returner));
+	}
+
+	/** What the pool held when the caller heard of the outcome. */
+	private static AtomicReference<ConnectionPoolStats> statsWhenDone(ConnectionPool<?> pool,
+			CompletableFuture<?> result) {
+		AtomicReference<ConnectionPoolStats> seen = new AtomicReference<>();
+		result.whenComplete((value, failure) -> seen.set(pool.getStats()));
+		return seen;
 	}
 
 	private <P extends ConnectionPool<?>> P track(P pool) {

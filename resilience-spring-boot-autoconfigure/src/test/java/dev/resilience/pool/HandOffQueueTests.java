@@ -166,7 +166,10 @@ class HandOffQueueTests {
 			CompletableFuture<String> last = new CompletableFuture<>();
 			workers.execute(() -> last.complete("ran"));
 			assertThat(last.get(10, TimeUnit.SECONDS)).isEqualTo("ran");
-			assertThat(workers.getCompletedTaskCount()).isEqualTo(producers * tasksEach + 1);
+			// The executor counts a task as completed only after it returned, which is after it
+			// completed the future above.
+			await().untilAsserted(
+					() -> assertThat(workers.getCompletedTaskCount()).isEqualTo(producers * tasksEach + 1));
 		}
 		finally {
 			producing.shutdownNow();

@@ -99,7 +99,7 @@ class RetryBudgetTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(0.1, Duration.ofSeconds(-1), 1))
 			.withMessageStartingWith("window");
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(0.1, Duration.ofSeconds(1), -1))
-			.withMessage("minRetriesPerSecond must not be negative, but was -1");
+			.withMessage("min-retries-per-second must not be negative, but was -1");
 		assertThat(new RetryBudgetSettings(0, Duration.ofNanos(1), 0).ratio()).isZero();
 	}
 

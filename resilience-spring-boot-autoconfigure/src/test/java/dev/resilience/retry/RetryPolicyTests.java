@@ -48,18 +48,18 @@ class RetryPolicyTests {
 	@Test
 	void settingsAreCheckedInBuild() {
 		assertThatIllegalArgumentException().isThrownBy(() -> RetryPolicy.builder().maxRetries(-1).build())
-			.withMessage("maxRetries must not be negative, but was -1");
+			.withMessage("max-retries must not be negative, but was -1");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RetryPolicy.builder().maxDuration(Duration.ZERO).build())
-			.withMessage("maxDuration must be positive, but was PT0S");
+			.withMessage("max-duration must be positive, but was PT0S");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RetryPolicy.builder().maxDuration(Duration.ofSeconds(-1)).build())
-			.withMessageStartingWith("maxDuration");
+			.withMessageStartingWith("max-duration");
 		assertThatIllegalArgumentException().isThrownBy(() -> RetryPolicy.builder().retryOn(List.of()).build())
-			.withMessage("retryOn must name at least one exception type");
+			.withMessage("retry-on must name at least one exception type");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RetryPolicy.builder().delay(Duration.ofSeconds(20)).build())
-			.withMessageContaining("maxDelay");
+			.withMessageContaining("max-delay");
 		assertThat(RetryPolicy.builder().maxRetries(0).build().maxRetries()).isZero();
 	}
 

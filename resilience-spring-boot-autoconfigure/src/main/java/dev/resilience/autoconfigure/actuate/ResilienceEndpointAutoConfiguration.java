@@ -8,10 +8,17 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.filter.OncePerRequestFilter;
+import org.springframework.web.server.WebFilter;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
+import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -23,7 +30,7 @@ import dev.resilience.retry.RetryRegistry;
  * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
  */
 @AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
-		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class })
+		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class, ResilienceSettingsAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)
 @ConditionalOnAvailableEndpoint(ResilienceEndpoint.class)
 public final class ResilienceEndpointAutoConfiguration {
@@ -42,13 +49,47 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnBean(ResilienceEndpoint.class)
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
 	ResilienceEndpointWebExtension resilienceEndpointWebExtension(ResilienceEndpoint endpoint,
-			ObjectProvider<ResilienceEvents> events, RateLimiterRegistry rateLimiters) {
+			ObjectProvider<ResilienceEvents> events, RateLimiterRegistry rateLimiters,
+			ObjectProvider<ResilienceSettingsUpdater> updater) {
 		ResilienceEvents recent = events.getIfAvailable();
 		if (recent != null && rateLimiters.getNames().contains(ResilienceEndpointWebExtension.EVENTS)) {
 			throw new IllegalStateException("Rate limiter 'events' (resilience.rate-limiters.events) cannot be shown by "
 					+ "GET /actuator/resilience/events, which shows the recent events: rename it");
 		}
-		return new ResilienceEndpointWebExtension(endpoint, recent);
+		return new ResilienceEndpointWebExtension(endpoint, recent, updater.getIfAvailable());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(OncePerRequestFilter.class)
+	@ConditionalOnAvailableEndpoint(endpoint = ResilienceEndpoint.class, exposure = EndpointExposure.WEB)
+	static class ServletWriteBodyConfiguration {
+
+		@Bean
+		ResilienceWriteBodyFilter resilienceWriteBodyFilter(Environment environment) {
+			return new ResilienceWriteBodyFilter(endpointPath(environment));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+	@ConditionalOnClass(WebFilter.class)
+	@ConditionalOnAvailableEndpoint(endpoint = ResilienceEndpoint.class, exposure = EndpointExposure.WEB)
+	static class ReactiveWriteBodyConfiguration {
+
+		@Bean
+		ResilienceWriteBodyWebFilter resilienceWriteBodyWebFilter(Environment environment) {
+			return new ResilienceWriteBodyWebFilter(endpointPath(environment));
+		}
+
+	}
+
+	/** The path of the endpoint, such as {@code /actuator/resilience}. */
+	static String endpointPath(Environment environment) {
+		String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
+		String path = environment.getProperty("management.endpoints.web.path-mapping.resilience", "resilience");
+		return ("/".equals(basePath) ? "" : basePath) + "/" + path;
 	}
 
 }

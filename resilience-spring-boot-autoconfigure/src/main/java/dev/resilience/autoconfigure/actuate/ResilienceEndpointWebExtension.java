@@ -1,14 +1,21 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.NoSuchElementException;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
 
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.KeyState;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.ResilienceDescriptor;
+import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 
 /**
  * The {@link ResilienceEndpoint}'s HTTP side: an unknown limiter is {@code 404 Not Found}, for
@@ -27,22 +34,27 @@ public class ResilienceEndpointWebExtension {
 
 	private final @Nullable ResilienceEvents events;
 
+	private final @Nullable ResilienceSettingsUpdater updater;
+
 	/**
-	 * Creates the extension.
+	 * Creates the extension, without the recent events and the write operation.
 	 * @param delegate the endpoint
 	 */
 	public ResilienceEndpointWebExtension(ResilienceEndpoint delegate) {
-		this(delegate, null);
+		this(delegate, null, null);
 	}
 
 	/**
-	 * Creates the extension that shows recent events too.
+	 * Creates the extension.
 	 * @param delegate the endpoint
 	 * @param events the recent events, or {@code null} for none
+	 * @param updater changes settings for the write operation, or {@code null} for none
 	 */
-	public ResilienceEndpointWebExtension(ResilienceEndpoint delegate, @Nullable ResilienceEvents events) {
+	public ResilienceEndpointWebExtension(ResilienceEndpoint delegate, @Nullable ResilienceEvents events,
+			@Nullable ResilienceSettingsUpdater updater) {
 		this.delegate = delegate;
 		this.events = events;
+		this.updater = updater;
 	}
 
 	/**
@@ -80,6 +92,51 @@ public class ResilienceEndpointWebExtension {
 	}
 
 	/**
+	 * Changes the settings of a rate limiter, retry policy, poll or pool, as its properties would
+	 * at startup: the body's {@code properties} are paths relative to its properties
+	 * ({@code windows[0].limit}, {@code max-wait}) with values as in {@code application.yml}.
+	 * Needs {@code management.endpoint.resilience.access=unrestricted}.
+	 * @param name the name of the limiter, policy, poll or pool
+	 * @param properties the values to set: the body's {@code properties} object, which
+	 * {@link ResilienceWriteBodyFilter} hands on as a JSON string
+	 * @return its settings now; 400 with the message naming the property when a value is wrong
+	 * (the old settings stay), 404 when nothing has that name
+	 */
+	@WriteOperation
+	public WebEndpointResponse<?> updateSettings(@Selector String name, String properties) {
+		ResilienceSettingsUpdater updater = this.updater;
+		if (updater == null) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		Map<String, String> values = new LinkedHashMap<>();
+		try {
+			ResilienceWriteBodyFilter.ResilienceWriteBody.parse(properties)
+				.forEach((path, value) -> values.put(path, (value != null) ? value.toString() : null));
+		}
+		catch (IllegalArgumentException ex) {
+			return badRequest(ex.getMessage());
+		}
+		ResilienceSettingsUpdater.Change change;
+		try {
+			change = updater.update(name, values);
+		}
+		catch (NoSuchElementException ex) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		catch (IllegalArgumentException | IllegalStateException | NullPointerException ex) {
+			return badRequest(ex.getMessage());
+		}
+		ResilienceDescriptor all = this.delegate.resilience();
+		Object settings = switch (change.kind()) {
+			case RATE_LIMITER -> all.rateLimiters().get(name);
+			case RETRY -> all.retries().get(name);
+			case POLL -> all.polls().get(name);
+			case POOL -> all.pools().get(name);
+		};
+		return new WebEndpointResponse<>(new SettingsChanged(name, settings));
+	}
+
+	/**
 	 * Resets one key.
 	 * @param limiter the limiter's name
 	 * @param key the key, or {@code null} for the shared bucket
@@ -90,7 +147,7 @@ public class ResilienceEndpointWebExtension {
 		return response(this.delegate.resetRateLimiterKey(limiter, key));
 	}
 
-	private static WebEndpointResponse<Refusal> badRequest(String message) {
+	private static WebEndpointResponse<Refusal> badRequest(@Nullable String message) {
 		return new WebEndpointResponse<>(new Refusal(message), WebEndpointResponse.STATUS_BAD_REQUEST);
 	}
 
@@ -100,11 +157,21 @@ public class ResilienceEndpointWebExtension {
 	}
 
 	/**
-	 * Why a request was refused.
+	 * Settings changed.
 	 *
-	 * @param error the reason, naming the parameter and what is allowed
+	 * @param name the name of the limiter, policy, poll or pool
+	 * @param settings its settings now, as the endpoint lists them
 	 */
-	public record Refusal(String error) {
+	public record SettingsChanged(String name, @Nullable Object settings) {
+	}
+
+	/**
+	 * Why a request was refused: a parameter that does not belong, or a change of settings whose
+	 * old settings stay.
+	 *
+	 * @param error the reason, naming the parameter or property and what is allowed
+	 */
+	public record Refusal(@Nullable String error) {
 	}
 
 }

@@ -4,8 +4,9 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.poll.PollSettings;
 
 /**
@@ -13,6 +14,7 @@ import dev.resilience.poll.PollSettings;
  * {@code @PollUntil(name = "<name>")}. The backoff settings ({@code delay}, {@code backoff},
  * {@code multiplier}, {@code max-delay}) are the {@link BackoffProperties} retry policies have too.
  */
+@ConfigurationPropertiesSource
 public class PollProperties extends BackoffProperties {
 
 	/**
@@ -103,8 +105,7 @@ public class PollProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + PropertyNames.inMessage(ex.getMessage()),
-					ex);
+			throw new IllegalArgumentException("resilience.polls." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 

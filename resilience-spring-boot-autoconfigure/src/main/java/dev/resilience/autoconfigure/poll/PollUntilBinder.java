@@ -16,6 +16,7 @@ import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -40,6 +41,8 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 
 	private final AnnotationAttributeResolver attributes;
 
+	private final ResilienceObservations observations;
+
 	PollUntilBinder(PollSettingsRegistry registry, Ticker ticker, Sleeper sleeper, List<PollListener> listeners,
 			@Nullable ConfigurableListableBeanFactory beanFactory) {
 		this.registry = registry;
@@ -48,6 +51,9 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		this.listeners = List.copyOf(listeners);
 		this.expressions = new MethodExpressionEvaluator(beanFactory);
 		this.attributes = new AnnotationAttributeResolver(beanFactory);
+		this.observations = (beanFactory != null)
+				? beanFactory.getBeanProvider(ResilienceObservations.class).getIfAvailable(ResilienceObservations::none)
+				: ResilienceObservations.none();
 	}
 
 	@Override
@@ -63,7 +69,8 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
 		PollSettings settings = settings(annotation, name, where);
 		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
-		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners);
+		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners,
+				this.observations);
 	}
 
 	private static void checkResultCanBePolled(Method method, String until, String where) {

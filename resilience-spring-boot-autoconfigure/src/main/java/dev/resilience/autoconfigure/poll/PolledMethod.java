@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.Poller;
@@ -39,8 +40,11 @@ public final class PolledMethod {
 
 	private final List<PollListener> listeners;
 
+	private final ResilienceObservations observations;
+
 	PolledMethod(String name, PollSettings settings, @Nullable MethodExpression until, Ticker ticker, Sleeper sleeper,
-			List<PollListener> listeners) {
+			List<PollListener> listeners, ResilienceObservations observations) {
+		this.observations = observations;
 		this.name = name;
 		this.settings = settings;
 		this.until = until;
@@ -76,7 +80,8 @@ public final class PolledMethod {
 			.settings(this.settings)
 			.name(this.name)
 			.ticker(this.ticker)
-			.sleeper(this.sleeper);
+			.sleeper(this.sleeper)
+			.observations(this.observations);
 		this.listeners.forEach(builder::listener);
 		return builder.build();
 	}

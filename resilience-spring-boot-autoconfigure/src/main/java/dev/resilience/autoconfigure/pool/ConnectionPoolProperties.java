@@ -4,11 +4,14 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.pool.ConnectionPoolSettings;
 
 /**
  * Configuration of one pool, {@code resilience.pools.<name>}.
  */
+@ConfigurationPropertiesSource
 public class ConnectionPoolProperties {
 
 	/**

@@ -18,6 +18,7 @@ import org.springframework.core.env.Environment;
 
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.ContinuationScheduler;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.ConnectionPoolListener;
@@ -117,6 +118,7 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 		}
 		beanFactory.getBeanProvider(ContextSnapshotFactory.class).ifAvailable(builder::contextSnapshots);
 		beanFactory.getBeanProvider(ConnectionPoolListener.class).orderedStream().forEach(builder::listener);
+		beanFactory.getBeanProvider(ResilienceObservations.class).ifAvailable(builder::observations);
 		return builder.build();
 	}
 

@@ -19,6 +19,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -33,9 +34,11 @@ public final class RateLimiterAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiterRegistry resilienceRateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
-			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores) {
+			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores,
+			ResilienceObservations observations) {
 		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder()
 			.ticker(ticker)
+			.observations(observations)
 			.sleeper(sleeper)
 			.stackTraces(properties.isRateLimitStackTraces());
 		listeners.orderedStream().forEach(builder::listener);

@@ -6,6 +6,8 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.StoreFailurePolicy;
@@ -15,6 +17,7 @@ import dev.resilience.ratelimit.WindowAlgorithm;
  * Configuration of one rate limiter, {@code resilience.rate-limiters.<name>}. A limiter needs at
  * least one of {@code token-bucket}, {@code windows} and {@code max-concurrent}.
  */
+@ConfigurationPropertiesSource
 public class RateLimiterProperties {
 
 	/**
@@ -388,6 +391,7 @@ public class RateLimiterProperties {
 	/**
 	 * A sliding window.
 	 */
+	@ConfigurationPropertiesSource
 	public static class Window {
 
 		/**

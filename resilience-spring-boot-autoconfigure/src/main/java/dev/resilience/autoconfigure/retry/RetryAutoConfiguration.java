@@ -20,6 +20,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.retry.RetryAfter;
 import dev.resilience.retry.RetryListener;
 import dev.resilience.retry.RetryRegistry;
@@ -38,7 +39,7 @@ public final class RetryAutoConfiguration {
 	@ConditionalOnMissingBean
 	RetryRegistry resilienceRetryRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RetryListener> listeners, ObjectProvider<Clock> clock,
-			ConfigurableListableBeanFactory beanFactory) {
+			ConfigurableListableBeanFactory beanFactory, ResilienceObservations observations) {
 		// The application's class loader decides, not the starter's: they differ in some deployments.
 		ClassLoader classLoader = beanFactory.getBeanClassLoader();
 		RetryAfter rateLimits = RetryAfter.rateLimits();
@@ -49,10 +50,10 @@ public final class RetryAutoConfiguration {
 						: rateLimits;
 		List<RetryListener> retryListeners = listeners.orderedStream().toList();
 		RetryRegistry.Builder builder = RetryRegistry.builder().ticker(ticker).retries((retry) -> {
-			retry.sleeper(sleeper).retryAfter(retryAfter);
+			retry.sleeper(sleeper).retryAfter(retryAfter).observations(observations);
 			retryListeners.forEach(retry::listener);
 		});
-		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toPolicy(name)));
+		properties.getRetries().forEach((name, policy) -> builder.policy(name, policy.toSettings(name)));
 		return builder.build();
 	}
 

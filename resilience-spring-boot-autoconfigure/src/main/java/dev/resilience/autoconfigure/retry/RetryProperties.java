@@ -6,8 +6,9 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
+
 import dev.resilience.autoconfigure.support.BackoffProperties;
-import dev.resilience.autoconfigure.support.PropertyNames;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
 import dev.resilience.retry.RetryPolicy;
@@ -18,6 +19,7 @@ import dev.resilience.retry.RetryPolicy;
  * ({@code delay}, {@code backoff}, {@code multiplier}, {@code max-delay}) are the
  * {@link BackoffProperties} polls have too.
  */
+@ConfigurationPropertiesSource
 public class RetryProperties extends BackoffProperties {
 
 	/**
@@ -153,7 +155,7 @@ public class RetryProperties extends BackoffProperties {
 	 * @return the policy
 	 * @throws IllegalArgumentException naming the property that is wrong
 	 */
-	public RetryPolicy toPolicy(String name) {
+	public RetryPolicy toSettings(String name) {
 		String prefix = "resilience.retries." + name + ".";
 		checkTypes(prefix + "retry-on", this.retryOn);
 		checkTypes(prefix + "no-retry-on", this.noRetryOn);
@@ -163,7 +165,7 @@ public class RetryProperties extends BackoffProperties {
 				budget = new RetryBudgetSettings(this.budget.ratio, this.budget.window, this.budget.minRetriesPerSecond);
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(prefix + "budget." + PropertyNames.inMessage(ex.getMessage()), ex);
+				throw new IllegalArgumentException(prefix + "budget." + ex.getMessage(), ex);
 			}
 		}
 		else if (this.budget.tuned) {
@@ -183,8 +185,7 @@ public class RetryProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException(
-					"Invalid resilience.retries." + name + ": " + PropertyNames.inMessage(ex.getMessage()), ex);
+			throw new IllegalArgumentException("resilience.retries." + name + ": " + ex.getMessage(), ex);
 		}
 	}
 

@@ -76,6 +76,11 @@ public class RetryableAdvisor extends AnnotatedMethodAdvisor<RetryableMethod> {
 					execution.returned(null);
 				}
 
+				@Override
+				public void cancelled() {
+					execution.cancel();
+				}
+
 			});
 			return ReactorCalls.fluxOnError(retried,
 					(failure) -> method.fallback(invocation.getThis(), invocation.getArguments(), failure));

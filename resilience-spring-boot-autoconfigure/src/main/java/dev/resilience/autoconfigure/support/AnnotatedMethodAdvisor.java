@@ -85,12 +85,22 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 		return switch (kind) {
 			case BLOCKING -> this.interceptor.invoke(invocation, binding);
 			case COMPLETION_STAGE -> invokeStage(invocation, binding, methods.scheduler());
-			case MONO -> ReactorCalls.mono((context) -> invokeAsync(
-					new AsyncInvocation(invocation, kind, methods.scheduler(), CONTEXT.captureAll(context), context),
-					binding));
-			case FLUX -> ReactorCalls.flux((context) -> this.interceptor.invokeFlux(
-					new AsyncInvocation(invocation, kind, methods.scheduler(), CONTEXT.captureAll(context), context),
-					binding));
+			case MONO -> ReactorCalls.mono((context) -> {
+				ContextSnapshot snapshot = CONTEXT.captureAll(context);
+				// The advice starts with the subscriber's context, as it would on the caller's thread:
+				// an observation it starts has the subscriber's as its parent.
+				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
+					return invokeAsync(new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context),
+							binding);
+				}
+			});
+			case FLUX -> ReactorCalls.flux((context) -> {
+				ContextSnapshot snapshot = CONTEXT.captureAll(context);
+				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
+					return this.interceptor.invokeFlux(
+							new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding);
+				}
+			});
 		};
 	}
 

@@ -14,7 +14,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.TargetClassAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
-import org.springframework.core.MethodClassKey;
 import org.springframework.util.Assert;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -40,7 +39,8 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 
 	private final @Nullable ConfigurableListableBeanFactory beanFactory;
 
-	private final Map<MethodClassKey, Optional<Bound<B>>> bindings = new ConcurrentHashMap<>();
+	/** Replaced whole by {@link #rebind()}. */
+	private volatile Map<Key, Optional<Bound<B>>> bindings = new ConcurrentHashMap<>();
 
 	private final SingletonSupplier<ScheduledExecutorService> scheduler = SingletonSupplier.of(this::findScheduler);
 
@@ -113,8 +113,22 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	 * wrong
 	 */
 	final @Nullable Bound<B> bound(Method method, Class<?> targetClass) {
-		return this.bindings.computeIfAbsent(new MethodClassKey(method, targetClass), (key) -> read(method, targetClass))
+		return this.bindings.computeIfAbsent(new Key(method, targetClass), (key) -> read(method, targetClass))
 			.orElse(null);
+	}
+
+	/**
+	 * Reads every method read so far again, after settings they name changed at run time; the
+	 * calls that begin afterwards use the new bindings. All or nothing: when one method's
+	 * annotation does not fit the new settings, the old bindings stay.
+	 * @throws IllegalStateException naming the method of the first mistake
+	 */
+	public final synchronized void rebind() {
+		Map<Key, Optional<Bound<B>>> fresh = new ConcurrentHashMap<>();
+		for (Key key : this.bindings.keySet()) {
+			fresh.put(key, read(key.method(), key.targetClass()));
+		}
+		this.bindings = fresh;
 	}
 
 	/**
@@ -157,6 +171,15 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : null);
 		B binding = this.binder.bind(method, targetClass);
 		return (binding != null) ? Optional.of(new Bound<>(binding, kind)) : Optional.empty();
+	}
+
+	/**
+	 * A method as invoked on a class of target bean.
+	 *
+	 * @param method the invoked method
+	 * @param targetClass the class of the target bean
+	 */
+	private record Key(Method method, Class<?> targetClass) {
 	}
 
 	/**

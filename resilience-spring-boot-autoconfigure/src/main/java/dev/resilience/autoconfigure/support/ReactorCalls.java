@@ -100,7 +100,7 @@ public final class ReactorCalls {
 				return Mono.error(end);
 			}
 			return Mono.delay(Duration.ofNanos(delay), scheduler);
-		})));
+		}))).doOnCancel(attempts::cancelled);
 	}
 
 	/**
@@ -147,6 +147,9 @@ public final class ReactorCalls {
 
 		/** Told that an attempt completed. */
 		void completed();
+
+		/** Told that the subscriber cancelled: no attempt follows. */
+		void cancelled();
 
 	}
 

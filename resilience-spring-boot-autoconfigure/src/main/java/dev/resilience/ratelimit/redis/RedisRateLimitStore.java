@@ -71,13 +71,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final String limiterName;
 
-	private final RateLimiterSettings settings;
+	/**
+	 * The settings, replaced at run time ({@link #updateSettings}): each decision sends the
+	 * settings it read with its own arguments, so the scripts decide by this instance's settings.
+	 */
+	private volatile RateLimiterSettings settings;
 
 	private final RedisScriptRunner runner;
 
 	private final RedisKeys keys;
 
-	private final ScriptArguments arguments;
+	/** The arguments of {@link #settings}, replaced with them. */
+	private volatile ScriptArguments arguments;
 
 	private final long timeoutNanos;
 
@@ -137,6 +142,23 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public String getType() {
 		return TYPE;
+	}
+
+	/**
+	 * Takes new settings of the same shape (so the same keys): the next decision sends them to the
+	 * script, which decides over the key's state in Redis as it is, a bucket holding no more than a
+	 * new capacity. Other instances go on sending their own settings until they change theirs.
+	 * @throws IllegalArgumentException if the settings are too large to be counted exactly in
+	 * microseconds
+	 */
+	@Override
+	public boolean updateSettings(RateLimiterSettings settings) {
+		ScriptArguments arguments = new ScriptArguments(this.limiterName, settings);
+		// Arguments first: a decision reading them may report its quotas by the old settings, of
+		// the same shape, until the settings follow.
+		this.arguments = arguments;
+		this.settings = settings;
+		return true;
 	}
 
 	@Override

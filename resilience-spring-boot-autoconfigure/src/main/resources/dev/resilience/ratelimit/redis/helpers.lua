@@ -112,6 +112,9 @@ end
 
 -- Token bucket (TokenBucket.java): the tokens at a time, and the time they are counted from.
 local function refill(tokens, updated, at)
+	if tokens > capacity then
+		tokens = capacity -- the capacity was lowered at run time
+	end
 	local elapsed = at - updated
 	local missing = capacity - tokens
 	if elapsed <= 0 then

@@ -16,6 +16,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.convert.support.ConfigurableConversionService;
+import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 
@@ -25,6 +26,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
@@ -57,6 +59,18 @@ class ResilienceEndpointAccessTests {
 			mvc.perform(delete("/actuator/resilience/partner-api").param("key", "alice"))
 				.andExpect(status().isMethodNotAllowed());
 			assertThat(limiter.inspect("alice").getRemaining()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void runWhenAccessIsDefaultShouldRefuseChangingSettings() {
+		this.contextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner-api");
+			mockMvc(context)
+				.perform(post("/actuator/resilience/partner-api").contentType(MediaType.APPLICATION_JSON)
+					.content("{\"properties\": {\"windows[0].limit\": \"5\"}}"))
+				.andExpect(status().isMethodNotAllowed());
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 		});
 	}
 

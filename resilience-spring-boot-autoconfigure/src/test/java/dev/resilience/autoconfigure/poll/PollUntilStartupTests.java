@@ -42,7 +42,7 @@ class PollUntilStartupTests {
 	@Test
 	void runWhenAttemptsAreUnlimitedWithoutTimeoutShouldFailNamingTheMethod() {
 		assertFailure(UnlimitedClient.class, "@PollUntil on UnlimitedClient.status(): "
-				+ "unlimited maxAttempts (-1) needs a timeout, or the poll could never end");
+				+ "unlimited max-attempts (-1) needs a timeout, or the poll could never end");
 	}
 
 	@Test
@@ -60,7 +60,7 @@ class PollUntilStartupTests {
 	@Test
 	void runWhenAttemptsAreZeroShouldFailNamingTheMethod() {
 		assertFailure(NoAttemptsClient.class,
-				"@PollUntil on NoAttemptsClient.status(): maxAttempts must be at least 1, or -1 for unlimited, but was 0");
+				"@PollUntil on NoAttemptsClient.status(): max-attempts must be at least 1, or -1 for unlimited, but was 0");
 	}
 
 	@Test

@@ -81,7 +81,7 @@ class RetryableStartupTests {
 
 	@Test
 	void runWhenAttributeIsOutOfRangeShouldFailNamingTheMethod() {
-		assertFailure(NegativeRetries.class, "@Retryable on NegativeRetries.call(): maxRetries must not be negative, but was -1");
+		assertFailure(NegativeRetries.class, "@Retryable on NegativeRetries.call(): max-retries must not be negative, but was -1");
 	}
 
 	@Test
@@ -93,7 +93,7 @@ class RetryableStartupTests {
 	void runWhenPropertyIsOutOfRangeShouldFailNamingIt() {
 		this.contextRunner.withPropertyValues("resilience.retries.partner.max-retries=-1")
 			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("Invalid resilience.retries.partner: max-retries must not be negative, but was -1"));
+				.contains("resilience.retries.partner: max-retries must not be negative, but was -1"));
 	}
 
 	@Test
@@ -138,7 +138,7 @@ class RetryableStartupTests {
 	void runWhenMaxDelayIsShorterThanDelayShouldFailNamingTheProperties() {
 		this.contextRunner.withPropertyValues("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s")
 			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("Invalid resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)"));
+				.contains("resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)"));
 	}
 
 	@Test

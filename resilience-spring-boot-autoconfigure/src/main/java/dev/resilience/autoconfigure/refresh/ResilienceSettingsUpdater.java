@@ -1,0 +1,352 @@
+package dev.resilience.autoconfigure.refresh;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.bind.AbstractBindHandler;
+import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.PropertySourcesPlaceholdersResolver;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import org.springframework.core.env.ConfigurableEnvironment;
+
+import dev.resilience.autoconfigure.poll.PollProperties;
+import dev.resilience.autoconfigure.poll.PolledMethods;
+import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
+import dev.resilience.autoconfigure.pool.WithConnectionMethods;
+import dev.resilience.autoconfigure.ratelimit.RateLimitedMethods;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.autoconfigure.retry.RetryProperties;
+import dev.resilience.autoconfigure.retry.RetryableMethods;
+import dev.resilience.autoconfigure.support.AnnotatedMethods;
+import dev.resilience.poll.PollSettingsRegistry;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.retry.RetryRegistry;
+
+/**
+ * Changes the settings of a named rate limiter, retry policy, poll or pool at run time, from its
+ * properties: those of the environment now, with the values set through the endpoint laid over
+ * them (they stay until a restart). The properties are bound and mapped to settings exactly as at
+ * startup, so a wrong value is refused with the message startup would give and the old settings
+ * stay; the annotated methods that use the settings are read again, all or nothing.
+ */
+public class ResilienceSettingsUpdater {
+
+	private final ConfigurableEnvironment environment;
+
+	private final Map<Kind, Target<?, ?>> targets = new LinkedHashMap<>();
+
+	/** The values set through the endpoint, by the prefix of their limiter, policy, poll or pool. */
+	private final Map<ConfigurationPropertyName, Map<String, String>> overrides = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the updater.
+	 * @param environment where the properties are bound from
+	 * @param rateLimiters the rate limiters
+	 * @param retries the retry policies
+	 * @param polls the named poll settings
+	 * @param pools the pools
+	 * @param rateLimitedMethods the methods whose limits are read from the rate limiters
+	 * @param retryableMethods the methods whose retries are made from the policies
+	 * @param polledMethods the methods whose polls are made from the poll settings
+	 * @param withConnectionMethods the methods whose deadlines are read from the pools
+	 */
+	public ResilienceSettingsUpdater(ConfigurableEnvironment environment, ObjectProvider<RateLimiterRegistry> rateLimiters,
+			ObjectProvider<RetryRegistry> retries, ObjectProvider<PollSettingsRegistry> polls,
+			ObjectProvider<ConnectionPool<?>> pools, ObjectProvider<RateLimitedMethods> rateLimitedMethods,
+			ObjectProvider<RetryableMethods> retryableMethods, ObjectProvider<PolledMethods> polledMethods,
+			ObjectProvider<WithConnectionMethods> withConnectionMethods) {
+		this.environment = environment;
+		RateLimiterRegistry limiters = rateLimiters.getIfAvailable();
+		if (limiters != null) {
+			this.targets.put(Kind.RATE_LIMITER, new Target<>(RateLimiterProperties.class, limiters::getNames,
+					(name) -> limiters.get(name).getSettings(), RateLimiterProperties::toSettings,
+					limiters::updateSettings, rateLimitedMethods.getIfAvailable()));
+		}
+		RetryRegistry retryRegistry = retries.getIfAvailable();
+		if (retryRegistry != null) {
+			this.targets.put(Kind.RETRY, new Target<>(RetryProperties.class, retryRegistry::getNames,
+					retryRegistry::getPolicy, RetryProperties::toSettings, retryRegistry::updatePolicy,
+					retryableMethods.getIfAvailable()));
+		}
+		PollSettingsRegistry pollRegistry = polls.getIfAvailable();
+		if (pollRegistry != null) {
+			this.targets.put(Kind.POLL, new Target<>(PollProperties.class, pollRegistry::getNames, pollRegistry::get,
+					PollProperties::toSettings, pollRegistry::update, polledMethods.getIfAvailable()));
+		}
+		// Only the pools of resilience.pools: a pool a user made as a bean has no properties.
+		Map<String, @Nullable String> factories = new LinkedHashMap<>();
+		Binder.get(environment)
+			.bind(Kind.POOL.prefix, Bindable.mapOf(String.class, ConnectionPoolProperties.class))
+			.ifBound((bound) -> bound.forEach((name, properties) -> factories.put(name, properties.getFactory())));
+		Map<String, ConnectionPool<?>> poolsByName = new LinkedHashMap<>();
+		pools.orderedStream()
+			.filter((pool) -> factories.containsKey(pool.getName()))
+			.forEach((pool) -> poolsByName.put(pool.getName(), pool));
+		if (!poolsByName.isEmpty()) {
+			this.targets.put(Kind.POOL, new Target<>(ConnectionPoolProperties.class, poolsByName::keySet,
+					(name) -> poolsByName.get(name).getSettings(), (properties, name) -> {
+						if (!Objects.equals(properties.getFactory(), factories.get(name))) {
+							throw new IllegalArgumentException(Kind.POOL.prefix + "." + name + ".factory: cannot change from "
+									+ factories.get(name) + " to " + properties.getFactory()
+									+ " at run time, as the pool holds its connections; restart to change it");
+						}
+						return properties.toSettings(name);
+					}, (name, settings) -> poolsByName.get(name).updateSettings(settings),
+					withConnectionMethods.getIfAvailable()));
+		}
+	}
+
+	/**
+	 * Changes one limiter's, policy's, poll's or pool's settings: its properties now, with the
+	 * given values laid over them and over those set before, bound and checked as at startup.
+	 * @param name the name of the limiter, policy, poll or pool
+	 * @param properties values by paths relative to its properties, such as
+	 * {@code windows[0].limit} or {@code max-wait}, written as in {@code application.yml}
+	 * @return what was changed
+	 * @throws NoSuchElementException if nothing has that name
+	 * @throws IllegalArgumentException naming the property when a value is wrong or unknown, or
+	 * when the name is used by more than one kind; nothing changes then
+	 */
+	public synchronized Change update(String name, Map<String, String> properties) {
+		Kind kind = kindOf(name);
+		ConfigurationPropertyName prefix = kind.prefix(name);
+		Map<String, String> merged = new LinkedHashMap<>(this.overrides.getOrDefault(prefix, Map.of()));
+		Set<ConfigurationPropertyName> requested = new HashSet<>();
+		properties.forEach((path, value) -> {
+			String property = prefix + "." + path;
+			if (!ConfigurationPropertyName.isValid(property)) {
+				throw new IllegalArgumentException(property + ": not a property name; write paths as in "
+						+ "application.properties, such as windows[0].limit or max-wait");
+			}
+			requested.add(ConfigurationPropertyName.of(property));
+			merged.put(path, Objects.requireNonNull(value, () -> property + ": no value"));
+		});
+		apply(kind, name, merged, requested);
+		this.overrides.put(prefix, merged);
+		return new Change(kind, name);
+	}
+
+	/**
+	 * Applies the properties of the environment now to every limiter, policy, poll and pool that
+	 * one of the changed keys belongs to. A change that is wrong is refused, and its old settings
+	 * stay; every other change is made.
+	 * @param keys the properties that changed
+	 * @return the messages of the refused changes, empty when all were made
+	 */
+	public synchronized List<String> refresh(Set<String> keys) {
+		List<String> refused = new ArrayList<>();
+		this.targets.forEach((kind, target) -> {
+			for (String name : target.names().get()) {
+				ConfigurationPropertyName prefix = kind.prefix(name);
+				if (keys.stream().anyMatch((key) -> belongsTo(key, prefix))) {
+					try {
+						apply(kind, name, this.overrides.getOrDefault(prefix, Map.of()), Set.of());
+					}
+					catch (IllegalArgumentException | IllegalStateException ex) {
+						refused.add(ex.getMessage());
+					}
+				}
+			}
+		});
+		return refused;
+	}
+
+	private static boolean belongsTo(String key, ConfigurationPropertyName prefix) {
+		ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
+		return prefix.equals(name) || prefix.isAncestorOf(name);
+	}
+
+	private Kind kindOf(String name) {
+		List<Kind> kinds = this.targets.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue().names().get().contains(name))
+			.map(Map.Entry::getKey)
+			.toList();
+		if (kinds.isEmpty()) {
+			throw new NoSuchElementException("No rate limiter, retry policy, poll or pool is named '" + name + "'");
+		}
+		if (kinds.size() > 1) {
+			throw new IllegalArgumentException("'" + name + "' names more than one of " + kinds.stream()
+				.map((kind) -> kind.prefix + "." + name)
+				.toList() + "; rename one to change it at run time");
+		}
+		return kinds.get(0);
+	}
+
+	private void apply(Kind kind, String name, Map<String, String> overrides, Set<ConfigurationPropertyName> requested) {
+		bindAndApply(Objects.requireNonNull(this.targets.get(kind)), kind.prefix(name), name, overrides, requested);
+	}
+
+	private <P, S> void bindAndApply(Target<P, S> target, ConfigurationPropertyName prefix, String name,
+			Map<String, String> overrides, Set<ConfigurationPropertyName> requested) {
+		P properties = bind(target.type(), prefix, overrides, requested);
+		S settings = target.mapping().toSettings(properties, name);
+		S previous = target.current().apply(name);
+		try {
+			target.update().accept(name, settings);
+		}
+		catch (IllegalArgumentException ex) {
+			// a setting that cannot change at run time, named relative to the prefix
+			throw new IllegalArgumentException(prefix + "." + ex.getMessage(), ex);
+		}
+		catch (IllegalStateException ex) {
+			throw new IllegalStateException(prefix + ": " + ex.getMessage(), ex);
+		}
+		AnnotatedMethods<?> methods = target.methods();
+		if (methods == null) {
+			return;
+		}
+		try {
+			methods.rebind();
+		}
+		catch (RuntimeException ex) {
+			target.update().accept(name, previous);
+			throw new IllegalArgumentException(prefix + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Binds the properties under {@code prefix} from one source: every value the environment has
+	 * there now (the first source that has a property wins, as in the environment), with the
+	 * overrides over them. One source, because a list (such as {@code windows}) binds from the
+	 * first source that has any of its elements: laid over the environment, an override of
+	 * {@code windows[0].limit} would lose {@code windows[0].period}.
+	 */
+	private <P> P bind(Class<P> type, ConfigurationPropertyName prefix, Map<String, String> overrides,
+			Set<ConfigurationPropertyName> requested) {
+		Map<String, Object> values = new LinkedHashMap<>();
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
+			if (source instanceof IterableConfigurationPropertySource iterable) {
+				iterable.filter(prefix::isAncestorOf).forEach((property) -> {
+					ConfigurationProperty value = iterable.getConfigurationProperty(property);
+					if (value != null) {
+						values.putIfAbsent(property.toString(), value.getValue());
+					}
+				});
+			}
+		}
+		overrides.forEach((path, value) -> values.put(prefix + "." + path, value));
+		Set<ConfigurationPropertyName> bound = new HashSet<>();
+		Binder binder = new Binder(List.of(new MapConfigurationPropertySource(values)),
+				new PropertySourcesPlaceholdersResolver(this.environment));
+		P properties;
+		try {
+			properties = binder.bindOrCreate(prefix, Bindable.of(type), new AbstractBindHandler() {
+
+				@Override
+				public Object onSuccess(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+						Object result) {
+					bound.add(name);
+					return result;
+				}
+
+			});
+		}
+		catch (BindException ex) {
+			ConfigurationProperty property = ex.getProperty();
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			while (cause.getCause() != null) {
+				cause = cause.getCause();
+			}
+			throw new IllegalArgumentException(((property != null) ? property.getName() : ex.getName()) + ": cannot be "
+					+ ((property != null) ? "'" + property.getValue() + "'" : "bound") + ": " + cause.getMessage(), ex);
+		}
+		for (ConfigurationPropertyName name : requested) {
+			if (!bound.contains(name)) {
+				throw new IllegalArgumentException(name + ": no such property");
+			}
+		}
+		return properties;
+	}
+
+	/**
+	 * A change made.
+	 *
+	 * @param kind what was changed
+	 * @param name its name
+	 */
+	public record Change(Kind kind, String name) {
+	}
+
+	/**
+	 * What can be changed, by the prefix of its properties.
+	 */
+	public enum Kind {
+
+		/** A rate limiter, {@code resilience.rate-limiters.<name>}. */
+		RATE_LIMITER("resilience.rate-limiters"),
+		/** A retry policy, {@code resilience.retries.<name>}. */
+		RETRY("resilience.retries"),
+		/** Named poll settings, {@code resilience.polls.<name>}. */
+		POLL("resilience.polls"),
+		/** A pool, {@code resilience.pools.<name>}. */
+		POOL("resilience.pools");
+
+		private final String prefix;
+
+		Kind(String prefix) {
+			this.prefix = prefix;
+		}
+
+		ConfigurationPropertyName prefix(String name) {
+			String property = this.prefix + "." + name;
+			// A name such as "partner.api" is a single map key, written in brackets.
+			return (ConfigurationPropertyName.isValid(property) && !name.contains("."))
+					? ConfigurationPropertyName.of(property)
+					: ConfigurationPropertyName.of(this.prefix).append("[" + name + "]");
+		}
+
+	}
+
+	/** Maps a properties object to settings, as at startup. */
+	@FunctionalInterface
+	private interface Mapping<P, S> {
+
+		S toSettings(P properties, String name);
+
+	}
+
+	/** Applies settings to the thing of a name. */
+	@FunctionalInterface
+	private interface Update<S> {
+
+		void accept(String name, S settings);
+
+	}
+
+	/**
+	 * One kind of thing that can be changed.
+	 *
+	 * @param type its properties class
+	 * @param names the names there are
+	 * @param current the settings of a name now
+	 * @param mapping the mapping of startup
+	 * @param update replaces the settings of a name
+	 * @param methods the annotated methods that read the settings, or {@code null}
+	 */
+	private record Target<P, S>(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping, Update<S> update,
+			@Nullable AnnotatedMethods<?> methods) {
+	}
+
+}

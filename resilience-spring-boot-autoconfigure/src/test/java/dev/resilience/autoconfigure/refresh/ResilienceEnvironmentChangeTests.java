@@ -1,0 +1,126 @@
+package dev.resilience.autoconfigure.refresh;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTicker;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.poll.PollSettingsRegistry;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.retry.RetryRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tests settings changed by Spring Cloud's refresh (SPEC section 7): when {@code resilience.*}
+ * properties change and an {@link EnvironmentChangeEvent} is published, the limiters, policies,
+ * polls and pools they belong to take them from the next decision; a wrong change is logged and
+ * the old settings stay.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class ResilienceEnvironmentChangeTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+				RetryAutoConfiguration.class, PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class,
+				ResilienceSettingsAutoConfiguration.class))
+		.withUserConfiguration(TestTimeConfiguration.class)
+		.withPropertyValues("resilience.rate-limiters.partner.windows[0].limit=3",
+				"resilience.rate-limiters.partner.windows[0].period=1m",
+				"resilience.retries.flaky.max-retries=1", "resilience.polls.export.max-attempts=2",
+				"resilience.pools.workers.max-size=1");
+
+	@Test
+	void runWhenALimitChangesAndTheEnvironmentChangeIsPublishedShouldApplyItKeepingTheEntries() {
+		this.contextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			assertThat(permitted(limiter, 5)).isEqualTo(3);
+			change(context, Map.of("resilience.rate-limiters.partner.windows[0].limit", "5"));
+			assertThat(permitted(limiter, 5)).isEqualTo(2);
+			context.getBean(TestTicker.class).advance(Duration.ofMinutes(1));
+			assertThat(permitted(limiter, 6)).isEqualTo(5);
+		});
+	}
+
+	@Test
+	void runWhenAChangeIsWrongShouldLogItAndKeepTheOldSettings(CapturedOutput output) {
+		this.contextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			change(context, Map.of("resilience.rate-limiters.partner.windows[0].limit", "-1",
+					"resilience.retries.flaky.max-retries", "4"));
+			assertThat(output).contains("Changed resilience properties refused, the old settings stay: "
+					+ "resilience.rate-limiters.partner");
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
+			assertThat(permitted(limiter, 4)).isEqualTo(3);
+			// the other change is made
+			assertThat(context.getBean(RetryRegistry.class).getPolicy("flaky").maxRetries()).isEqualTo(4);
+		});
+	}
+
+	@Test
+	void runWhenPollAndPoolPropertiesChangeShouldApplyThem() {
+		this.contextRunner.run((context) -> {
+			change(context, Map.of("resilience.polls.export.max-attempts", "7", "resilience.pools.workers.max-size", "3",
+					"resilience.pools.workers.timeout", "2s"));
+			assertThat(context.getBean(PollSettingsRegistry.class).get("export").maxAttempts()).isEqualTo(7);
+			ConnectionPool<?> pool = context.getBean("workers", ConnectionPool.class);
+			assertThat(pool.getSettings().maxSize()).isEqualTo(3);
+			assertThat(pool.getSettings().timeout()).isEqualTo(Duration.ofSeconds(2));
+			assertThat(pool.getStats().maxSize()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void runWhenOtherPropertiesChangeShouldLeaveTheSettings() {
+		this.contextRunner.run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			var before = limiter.getSettings();
+			change(context, Map.of("other.property", "1"));
+			assertThat(limiter.getSettings()).isSameAs(before);
+		});
+	}
+
+	@Test
+	void runWithoutSpringCloudContextShouldHaveNoListener() {
+		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
+			assertThat(context).hasSingleBean(ResilienceSettingsUpdater.class)
+				.doesNotHaveBean(ResilienceEnvironmentChangeListener.class);
+		});
+	}
+
+	private static void change(ConfigurableApplicationContext context, Map<String, Object> properties) {
+		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("changed" + System.nanoTime(), properties));
+		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(properties.keySet())));
+	}
+
+	private static int permitted(RateLimiter limiter, int calls) {
+		int permitted = 0;
+		for (int i = 0; i < calls; i++) {
+			if (limiter.tryAcquire("k", 1).isPermitted()) {
+				permitted++;
+			}
+		}
+		return permitted;
+	}
+
+}
