@@ -10,14 +10,17 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * <p>
  * Design: an append takes the next number of a sequence ({@code getAndIncrement}, one atomic add)
  * and stores an immutable {@link Slot} of that number and the element at the number modulo the
- * size, overwriting the slot of the element {@code size} appends older. A reader takes the
- * sequence's end and walks back from it, keeping each slot whose number is the one it expects:
- * an append that took its number but has not stored its slot yet, and a slot already overwritten
- * by a newer append, are skipped, so a snapshot never holds an element twice, nor one older than
- * {@code size} appends before the end it read, and lists them newest first. Once appends stop, it
- * holds exactly the last {@code min(appended, size)}. The idea of a sequence claimed first and
- * published per slot is the LMAX Disruptor's ring buffer's, without its waiting: an event log may
- * lose what is overwritten while it is read.
+ * size, replacing the slot of the element {@code size} appends older. A writer paused between
+ * taking its number and storing may come back after a writer {@code size} numbers later stored in
+ * the same slot: the store is a compare-and-set that never replaces a newer number, so the old
+ * element is dropped rather than the new one lost. A reader takes the sequence's end and walks
+ * back from it, keeping each slot whose number is the one it expects: an append that took its
+ * number but has not stored its slot yet, and a slot already replaced by a newer append, are
+ * skipped, so a snapshot never holds an element twice, nor one older than {@code size} appends
+ * before the end it read, and lists them newest first. Once appends stop, it holds exactly the
+ * last {@code min(appended, size)}. The idea of a sequence claimed first and published per slot is
+ * the LMAX Disruptor's ring buffer's, without its waiting: an event log may lose what is
+ * overwritten while it is read.
  *
  * @param <T> the type of element
  */
@@ -44,8 +47,33 @@ final class EventRing<T> {
 	 * @param element the element
 	 */
 	void add(T element) {
-		long number = this.sequence.getAndIncrement();
-		this.slots.set(index(number), new Slot<>(number, element));
+		store(claim(), element);
+	}
+
+	/**
+	 * Takes the next number, the first step of {@link #add}; apart so that a test can pause
+	 * between the two steps.
+	 * @return the number
+	 */
+	long claim() {
+		return this.sequence.getAndIncrement();
+	}
+
+	/**
+	 * Stores an element under a number {@link #claim()} gave, unless a newer number holds its slot.
+	 * @param number the number
+	 * @param element the element
+	 */
+	void store(long number, T element) {
+		int index = index(number);
+		Slot<T> slot = new Slot<>(number, element);
+		Slot<T> current = this.slots.get(index);
+		while (current == null || current.number < number) {
+			if (this.slots.compareAndSet(index, current, slot)) {
+				return;
+			}
+			current = this.slots.get(index);
+		}
 	}
 
 	/**

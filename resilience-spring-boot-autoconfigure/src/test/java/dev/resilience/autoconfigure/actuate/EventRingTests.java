@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -63,6 +65,29 @@ class EventRingTests {
 	}
 
 	@Test
+	void writerPausedPastAWrapDoesNotReplaceTheNewerElement() {
+		EventRing<String> ring = new EventRing<>(2);
+		long paused = ring.claim();
+		ring.add("b");
+		ring.add("c");
+		// "c" took the paused writer's slot; the paused writer stores last
+		ring.store(paused, "a");
+		assertThat(ring.newestFirst()).containsExactly("c", "b");
+		assertThat(ring.appended()).isEqualTo(3);
+	}
+
+	@Test
+	void writerNotYetStoredIsSkippedByAReader() {
+		EventRing<String> ring = new EventRing<>(3);
+		ring.add("a");
+		long pending = ring.claim();
+		ring.add("c");
+		assertThat(ring.newestFirst()).containsExactly("c", "a");
+		ring.store(pending, "b");
+		assertThat(ring.newestFirst()).containsExactly("c", "b", "a");
+	}
+
+	@Test
 	void snapshotIsACopy() {
 		EventRing<String> ring = new EventRing<>(2);
 		ring.add("a");
@@ -77,12 +102,14 @@ class EventRingTests {
 	 * appended them; at the end the ring holds exactly the last {@code size} of each thread's and
 	 * all of them, {@code size} distinct, with the exact count appended. The writers wait halfway
 	 * until each reader has read once, so that reads overlap writes however the threads are run.
+	 * A ring of 16 makes it likely that a writer paused between taking its number and storing
+	 * comes back after one 16 numbers later stored in the same slot, which must not be lost.
 	 */
-	@Test
-	void sixteenThreadsAppendingKeepExactlyTheNewest() throws Exception {
+	@ParameterizedTest
+	@ValueSource(ints = { 1_000, 16 })
+	void sixteenThreadsAppendingKeepExactlyTheNewest(int size) throws Exception {
 		int threads = 16;
 		int perThread = 20_000;
-		int size = 1_000;
 		int readers = 2;
 		EventRing<Element> ring = new EventRing<>(size);
 		ExecutorService executor = Executors.newFixedThreadPool(threads + readers);
