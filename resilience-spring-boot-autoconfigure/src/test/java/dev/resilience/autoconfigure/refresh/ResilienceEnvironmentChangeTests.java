@@ -25,11 +25,13 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
+import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests settings changed by Spring Cloud's refresh (SPEC section 7): when {@code resilience.*}
@@ -101,6 +103,21 @@ class ResilienceEnvironmentChangeTests {
 	}
 
 	@Test
+	void runWhenAChangeDoesNotFitAnAnnotatedMethodShouldRefuseItNamingTheMethod() {
+		this.contextRunner.withBean(Costly.class).run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> updater.update("partner", Map.of("windows[0].limit", "2")))
+				.withMessageStartingWith("resilience.rate-limiters.partner: @RateLimited on Costly.call(): cost 3 is "
+						+ "invalid for rate limiter 'partner'");
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
+			updater.update("partner", Map.of("windows[0].limit", "4"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(4);
+		});
+	}
+
+	@Test
 	void runWithoutSpringCloudContextShouldHaveNoListener() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
 			assertThat(context).hasSingleBean(ResilienceSettingsUpdater.class)
@@ -111,6 +128,15 @@ class ResilienceEnvironmentChangeTests {
 	private static void change(ConfigurableApplicationContext context, Map<String, Object> properties) {
 		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("changed" + System.nanoTime(), properties));
 		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(properties.keySet())));
+	}
+
+	/** A method that takes 3 of the limiter's calls at once. */
+	static class Costly {
+
+		@RateLimited(name = "partner", cost = 3)
+		public void call() {
+		}
+
 	}
 
 	private static int permitted(RateLimiter limiter, int calls) {
