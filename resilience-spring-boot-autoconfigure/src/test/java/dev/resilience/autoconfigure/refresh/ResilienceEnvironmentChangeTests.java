@@ -2,16 +2,19 @@ package dev.resilience.autoconfigure.refresh;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.system.CapturedOutput;
-import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
@@ -25,11 +28,13 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
+import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
  * Tests settings changed by Spring Cloud's refresh (SPEC section 7): when {@code resilience.*}
@@ -37,7 +42,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * polls and pools they belong to take them from the next decision; a wrong change is logged and
  * the old settings stay.
  */
-@ExtendWith(OutputCaptureExtension.class)
 class ResilienceEnvironmentChangeTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -63,18 +67,44 @@ class ResilienceEnvironmentChangeTests {
 	}
 
 	@Test
-	void runWhenAChangeIsWrongShouldLogItAndKeepTheOldSettings(CapturedOutput output) {
-		this.contextRunner.run((context) -> {
-			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
-			change(context, Map.of("resilience.rate-limiters.partner.windows[0].limit", "-1",
-					"resilience.retries.flaky.max-retries", "4"));
-			assertThat(output).contains("Changed resilience properties refused, the old settings stay: "
-					+ "resilience.rate-limiters.partner");
-			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
-			assertThat(permitted(limiter, 4)).isEqualTo(3);
-			// the other change is made
-			assertThat(context.getBean(RetryRegistry.class).getPolicy("flaky").maxRetries()).isEqualTo(4);
-		});
+	void runWhenAChangeIsWrongShouldLogItAndKeepTheOldSettings() {
+		// The listener's own logger: the console may be bound to a stream taken before this test.
+		Logger logger = Logger.getLogger(ResilienceEnvironmentChangeListener.class.getName());
+		List<String> logged = new CopyOnWriteArrayList<>();
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				logged.add(record.getLevel() + " " + record.getMessage());
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		logger.addHandler(handler);
+		try {
+			this.contextRunner.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+				change(context, Map.of("resilience.rate-limiters.partner.windows[0].limit", "-1",
+						"resilience.retries.flaky.max-retries", "4"));
+				assertThat(logged).singleElement(InstanceOfAssertFactories.STRING)
+					.startsWith("SEVERE Changed resilience properties refused, the old settings stay: "
+							+ "resilience.rate-limiters.partner");
+				assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
+				assertThat(permitted(limiter, 4)).isEqualTo(3);
+				// the other change is made
+				assertThat(context.getBean(RetryRegistry.class).getPolicy("flaky").maxRetries()).isEqualTo(4);
+			});
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
 	}
 
 	@Test
@@ -101,6 +131,21 @@ class ResilienceEnvironmentChangeTests {
 	}
 
 	@Test
+	void runWhenAChangeDoesNotFitAnAnnotatedMethodShouldRefuseItNamingTheMethod() {
+		this.contextRunner.withBean(Costly.class).run((context) -> {
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> updater.update("partner", Map.of("windows[0].limit", "2")))
+				.withMessageStartingWith("resilience.rate-limiters.partner: @RateLimited on Costly.call(): cost 3 is "
+						+ "invalid for rate limiter 'partner'");
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
+			updater.update("partner", Map.of("windows[0].limit", "4"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(4);
+		});
+	}
+
+	@Test
 	void runWithoutSpringCloudContextShouldHaveNoListener() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
 			assertThat(context).hasSingleBean(ResilienceSettingsUpdater.class)
@@ -111,6 +156,15 @@ class ResilienceEnvironmentChangeTests {
 	private static void change(ConfigurableApplicationContext context, Map<String, Object> properties) {
 		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("changed" + System.nanoTime(), properties));
 		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(properties.keySet())));
+	}
+
+	/** A method that takes 3 of the limiter's calls at once. */
+	static class Costly {
+
+		@RateLimited(name = "partner", cost = 3)
+		public void call() {
+		}
+
 	}
 
 	private static int permitted(RateLimiter limiter, int calls) {
