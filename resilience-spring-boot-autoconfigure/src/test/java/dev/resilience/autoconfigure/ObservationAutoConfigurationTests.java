@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
@@ -16,10 +17,15 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolMetricsAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.observation.DefaultResilienceObservationConvention;
@@ -156,6 +162,26 @@ class ObservationAutoConfigurationTests {
 				assertThat(context.getBean(TestObservationRegistry.class)).hasSingleObservationThat()
 					.hasNameEqualTo("resilience.retry")
 					.hasContextualNameEqualTo("retry partner");
+			});
+	}
+
+	@Test
+	void runWithBootsObservationAndMetricsShouldCountEachPooledCallOnce() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					ObservationAutoConfiguration.class, AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+					ConnectionPoolAutoConfiguration.class, ConnectionPoolMetricsAutoConfiguration.class))
+			.withBean(ObservedService.class)
+			.withPropertyValues("resilience.pools.narrow.max-size=1")
+			.run((context) -> {
+				assertThat(context.getBean(ResilienceObservations.class).isNoop()).isFalse();
+				context.getBean(ObservedService.class).pooled();
+
+				// The starter's timer alone: Boot's meter handler makes none of the observation.
+				assertThat(context.getBean(MeterRegistry.class).find("resilience.pool.operation").timers())
+					.singleElement()
+					.satisfies((timer) -> assertThat(timer.count()).isOne());
 			});
 	}
 
