@@ -54,8 +54,8 @@ class ObservationAutoConfigurationTests {
 		.withBean(ObservedService.class)
 		.withPropertyValues("resilience.rate-limiters.paced.token-bucket.capacity=1",
 				"resilience.rate-limiters.paced.token-bucket.refill-tokens=1",
-				"resilience.rate-limiters.paced.token-bucket.refill-period=100ms",
-				"resilience.rate-limiters.paced.max-wait=2s", "resilience.retries.partner.max-retries=2",
+				"resilience.rate-limiters.paced.token-bucket.refill-period=1s",
+				"resilience.rate-limiters.paced.max-wait=3s", "resilience.retries.partner.max-retries=2",
 				"resilience.retries.partner.delay=10ms", "resilience.retries.partner.jitter=none",
 				"resilience.polls.status.delay=5ms", "resilience.pools.narrow.max-size=1");
 
