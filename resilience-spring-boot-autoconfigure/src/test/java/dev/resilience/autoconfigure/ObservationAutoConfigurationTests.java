@@ -125,7 +125,8 @@ class ObservationAutoConfigurationTests {
 						(observation) -> observation.hasParentObservationEqualTo(request))
 				.forAllObservationsWithNameEqualTo("resilience.retry",
 						(observation) -> observation.hasParentObservationEqualTo(request))
-				.hasNumberOfObservationsWithNameEqualTo("resilience.ratelimiter.wait", 1)
+				// @Retryable runs outside @RateLimited: each attempt waits for a slot of its own.
+				.hasNumberOfObservationsWithNameEqualTo("resilience.ratelimiter.wait", 2)
 				.hasNumberOfObservationsWithNameEqualTo("resilience.retry", 1);
 		});
 	}
