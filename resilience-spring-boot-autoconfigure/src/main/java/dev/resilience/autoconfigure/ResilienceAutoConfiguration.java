@@ -2,14 +2,19 @@ package dev.resilience.autoconfigure;
 
 import java.util.concurrent.ScheduledExecutorService;
 
+import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
 import org.springframework.core.env.Environment;
 
 import dev.resilience.Sleeper;
@@ -47,6 +52,23 @@ public final class ResilienceAutoConfiguration {
 			ObjectProvider<ResilienceObservationConvention> convention) {
 		return ResilienceObservations.of(registry.getIfUnique(() -> ObservationRegistry.NOOP),
 				convention.getIfUnique());
+	}
+
+	/**
+	 * Keeps Boot's meter handler from making timers of the starter's observations (first in its
+	 * group, so the handlers after it are not asked).
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterObservationHandler.class)
+	static class ObservationMetersConfiguration {
+
+		@Bean
+		@Order(Ordered.HIGHEST_PRECEDENCE)
+		@ConditionalOnMissingBean
+		ResilienceMeterObservationHandler resilienceMeterObservationHandler() {
+			return new ResilienceMeterObservationHandler();
+		}
+
 	}
 
 	@Bean(name = ContinuationScheduler.BEAN_NAME, destroyMethod = "shutdownNow")

@@ -146,8 +146,7 @@ public final class RetryExecution {
 		Observation observation;
 		synchronized (this) {
 			this.cancelled = true;
-			observation = this.observation;
-			this.observation = null;
+			observation = takeObservation();
 		}
 		if (observation != null) {
 			ResilienceObservations.stop(observation, "cancelled", null);
@@ -287,6 +286,13 @@ public final class RetryExecution {
 		}
 	}
 
+	/** Takes the observation to stop it, so that it is stopped once. */
+	private synchronized @Nullable Observation takeObservation() {
+		Observation observation = this.observation;
+		this.observation = null;
+		return observation;
+	}
+
 	private static void observeAttempt(Observation observation, RetryAttempt attempt) {
 		ResilienceObservations.retryAttempt(observation, attempt.number(), attempt.outcome().name().toLowerCase(Locale.ROOT),
 				attempt.delayBefore().toMillis());
@@ -294,11 +300,8 @@ public final class RetryExecution {
 
 	private RetryVerdict end(RetryCallOutcome outcome, RetryVerdict verdict) {
 		this.state = State.ENDED;
-		Observation observation;
-		synchronized (this) {
-			observation = this.observation;
-			this.observation = null;
-		}
+		// A volatile read first: a call that was not retried takes no lock.
+		Observation observation = (this.observation != null) ? takeObservation() : null;
 		if (observation != null) {
 			ResilienceObservations.stop(observation, outcome.tag(), verdict.failure());
 		}

@@ -6,6 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.contextpropagation.ObservationThreadLocalAccessor;
@@ -16,10 +17,15 @@ import reactor.core.scheduler.Schedulers;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolMetricsAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.observation.DefaultResilienceObservationConvention;
@@ -48,8 +54,8 @@ class ObservationAutoConfigurationTests {
 		.withBean(ObservedService.class)
 		.withPropertyValues("resilience.rate-limiters.paced.token-bucket.capacity=1",
 				"resilience.rate-limiters.paced.token-bucket.refill-tokens=1",
-				"resilience.rate-limiters.paced.token-bucket.refill-period=100ms",
-				"resilience.rate-limiters.paced.max-wait=2s", "resilience.retries.partner.max-retries=2",
+				"resilience.rate-limiters.paced.token-bucket.refill-period=1s",
+				"resilience.rate-limiters.paced.max-wait=3s", "resilience.retries.partner.max-retries=2",
 				"resilience.retries.partner.delay=10ms", "resilience.retries.partner.jitter=none",
 				"resilience.polls.status.delay=5ms", "resilience.pools.narrow.max-size=1");
 
@@ -119,7 +125,8 @@ class ObservationAutoConfigurationTests {
 						(observation) -> observation.hasParentObservationEqualTo(request))
 				.forAllObservationsWithNameEqualTo("resilience.retry",
 						(observation) -> observation.hasParentObservationEqualTo(request))
-				.hasNumberOfObservationsWithNameEqualTo("resilience.ratelimiter.wait", 1)
+				// @Retryable runs outside @RateLimited: each attempt waits for a slot of its own.
+				.hasNumberOfObservationsWithNameEqualTo("resilience.ratelimiter.wait", 2)
 				.hasNumberOfObservationsWithNameEqualTo("resilience.retry", 1);
 		});
 	}
@@ -156,6 +163,26 @@ class ObservationAutoConfigurationTests {
 				assertThat(context.getBean(TestObservationRegistry.class)).hasSingleObservationThat()
 					.hasNameEqualTo("resilience.retry")
 					.hasContextualNameEqualTo("retry partner");
+			});
+	}
+
+	@Test
+	void runWithBootsObservationAndMetricsShouldCountEachPooledCallOnce() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					ObservationAutoConfiguration.class, AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+					ConnectionPoolAutoConfiguration.class, ConnectionPoolMetricsAutoConfiguration.class))
+			.withBean(ObservedService.class)
+			.withPropertyValues("resilience.pools.narrow.max-size=1")
+			.run((context) -> {
+				assertThat(context.getBean(ResilienceObservations.class).isNoop()).isFalse();
+				context.getBean(ObservedService.class).pooled();
+
+				// The starter's timer alone: Boot's meter handler makes none of the observation.
+				assertThat(context.getBean(MeterRegistry.class).find("resilience.pool.operation").timers())
+					.singleElement()
+					.satisfies((timer) -> assertThat(timer.count()).isOne());
 			});
 	}
 
