@@ -109,7 +109,9 @@ class RateLimiterSettingsUpdateTests {
 	void aStoreThatCannotChangeItsSettingsRefusesTheChange() {
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)
-			.store("fixed", (name, settings, ticker) -> new FixedStore(new InMemoryRateLimitStore(name, settings, ticker)))
+			// A store of its own that keeps the default: it cannot change its settings.
+			.store("fixed",
+					(name, settings, ticker) -> new ForwardingStore("fixed", new InMemoryRateLimitStore(name, settings, ticker)))
 			.limiter("partner", RateLimiterSettings.builder().store("fixed").window(3, Duration.ofHours(1)).build())
 			.build();
 		RateLimiter limiter = registry.get("partner");
@@ -164,41 +166,6 @@ class RateLimiterSettingsUpdateTests {
 		}
 		assertThat(permitted.get()).isEqualTo(2000);
 		assertThat(limiter.inspect("k").getRemaining()).isZero();
-	}
-
-	/** A store of its own that keeps the default: it cannot change its settings. */
-	private record FixedStore(InMemoryRateLimitStore delegate) implements RateLimitStore {
-
-		@Override
-		public String getType() {
-			return "fixed";
-		}
-
-		@Override
-		public Reservation reserve(String key, long cost, long maxWaitNanos) {
-			return this.delegate.reserve(key, cost, maxWaitNanos);
-		}
-
-		@Override
-		public RateLimitDecision tryAcquire(String key, long cost) {
-			return this.delegate.tryAcquire(key, cost);
-		}
-
-		@Override
-		public void awaitPermit(String key, long nanos) throws InterruptedException {
-			this.delegate.awaitPermit(key, nanos);
-		}
-
-		@Override
-		public RateLimitDecision inspect(String key) {
-			return this.delegate.inspect(key);
-		}
-
-		@Override
-		public void reset(String key) {
-			this.delegate.reset(key);
-		}
-
 	}
 
 	private RateLimiterRegistry registry(RateLimiterSettings settings) {
