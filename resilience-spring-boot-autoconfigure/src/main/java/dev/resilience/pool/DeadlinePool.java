@@ -364,7 +364,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			});
 			return;
 		}
-		CompletableFuture<R> future = toFuture(stage);
+		@Nullable CompletableFuture<R> future = toFuture(stage);
 		work.set(future);
 		if (result.isCancelled()) {
 			cancel(future);
@@ -398,7 +398,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (stage == null) {
 				throw new NullPointerException("The callback given to pool '" + this.name + "' returned no stage");
 			}
-			CompletableFuture<R> future = toFuture(stage);
+			@Nullable CompletableFuture<R> future = toFuture(stage);
 			result.whenComplete((value, ex) -> {
 				if (result.isCancelled()) {
 					cancel(future);
@@ -419,22 +419,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		return result;
 	}
 
-	private static <R> CompletableFuture<R> toFuture(CompletionStage<R> stage) {
+	/** The stage as a future to cancel, or {@code null} if it cannot be cancelled. */
+	private static <R> @Nullable CompletableFuture<R> toFuture(CompletionStage<R> stage) {
 		try {
 			return stage.toCompletableFuture();
 		}
 		catch (UnsupportedOperationException ex) {
-			// A stage that cannot be cancelled: cancelling its copy stops waiting for it only.
-			CompletableFuture<R> copy = new CompletableFuture<>();
-			stage.whenComplete((value, failure) -> {
-				if (failure != null) {
-					copy.completeExceptionally(failure);
-				}
-				else {
-					copy.complete(value);
-				}
-			});
-			return copy;
+			// A stage that cannot be cancelled: nothing to stop, the outcome is awaited all the same.
+			return null;
 		}
 	}
 
