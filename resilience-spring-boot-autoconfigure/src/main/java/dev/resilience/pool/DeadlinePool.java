@@ -115,7 +115,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ScheduledExecutorService scheduler;
 
-	/** The thread that borrows for asynchronous checkouts. */
+	/**
+	 * The thread that borrows for asynchronous checkouts. Signalled from any thread, one that must
+	 * never wait among them, so handing it a drain takes no lock (ParkingThread): an executor's
+	 * queue lock, contended, would park there, and BlockHound, failing the hand-off midway, would
+	 * leave a drain counted as asked for that never runs, and no asynchronous checkout served again.
+	 * The replacing thread likewise, handed invalidations by the holder, the deadline or a
+	 * cancellation: one lost would lose its connection's place in the pool.
+	 */
 	private final ExecutorService borrower;
 
 	/*
@@ -152,13 +159,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
 			ScheduledExecutorService scheduler) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, WorkerThreads.create(name, settings.maxSize()),
-				scheduler, WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
+				scheduler, new ParkingThread("resilience-pool-" + name + "-borrower"),
+				new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, workers, WorkerThreads.sharedScheduler(),
-				WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
+				new ParkingThread("resilience-pool-" + name + "-borrower"),
+				new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
@@ -172,7 +181,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.contextSnapshots = contextSnapshots;
 		this.pool = new GenericObjectPool<>(new HandleFactory<>(factory, this::created), config(settings));
 		this.workers = workers;
-		this.replacer = WorkerThreads.bounded(name + "-replacer", 1);
+		this.replacer = new ParkingThread("resilience-pool-" + name + "-replacer");
 		this.scheduler = scheduler;
 		this.borrower = borrower;
 		this.returner = returner;

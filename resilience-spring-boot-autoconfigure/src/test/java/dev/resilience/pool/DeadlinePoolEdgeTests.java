@@ -301,7 +301,7 @@ class DeadlinePoolEdgeTests {
 			}
 		});
 		// A borrowing thread of its own: Commons Pool makes it wait for the failing creation to end.
-		ExecutorService borrower = WorkerThreads.bounded("p-borrower", 1);
+		ExecutorService borrower = new ParkingThread("p-borrower");
 		DeadlinePool<Integer> pool = pool(1, this.factory, borrower, ManualScheduler.direct(),
 				WorkerThreads.create("p", 1));
 		AtomicReference<Throwable> blockingFailure = new AtomicReference<>();
@@ -343,6 +343,20 @@ class DeadlinePoolEdgeTests {
 		});
 		assertThat(value).isEqualTo("got 1");
 		assertThat(this.events).containsExactly("checkout ACQUIRED", "operation SUCCESS");
+	}
+
+	@Test
+	void aBlockingCallerWhoseConnectionCameAtTheVeryDeadlineTimesOutAndGivesItBack() {
+		DeadlinePool<Integer> pool = pool(1);
+		// Making the connection takes the whole timeout by the pool's clock.
+		this.factory.onCreate(() -> this.ticker.advance(TIMEOUT));
+		AtomicInteger ran = new AtomicInteger();
+		assertThatExceptionOfType(CheckoutTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(TIMEOUT, (connection) -> ran.incrementAndGet()))
+			.satisfies((ex) -> assertThat(ex.getElapsed()).isEqualTo(TIMEOUT));
+		assertThat(ran).hasValue(0);
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+		assertThat(this.events).containsExactly("checkout TIMEOUT");
 	}
 
 	@Test
@@ -406,7 +420,7 @@ class DeadlinePoolEdgeTests {
 	void aConnectionInvalidatedByItsHolderMakesRoomForAWaitingCheckout() {
 		// A borrowing thread of its own: the replacement is made on the replacing thread, whose
 		// signal must not borrow inside Commons Pool's creation.
-		DeadlinePool<Integer> pool = pool(1, this.factory, WorkerThreads.bounded("p-borrower", 1),
+		DeadlinePool<Integer> pool = pool(1, this.factory, new ParkingThread("p-borrower"),
 				ManualScheduler.direct(), WorkerThreads.create("p", 1));
 		ConnectionLease<Integer> first = hold(pool);
 		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
