@@ -277,14 +277,12 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	}
 
 	/** Fails a waiting checkout, such as with the factory's exception or because the pool closed. */
-	boolean fail(Throwable failure) {
-		if (!this.state.compareAndSet(WAITING, ENDED)) {
-			return false;
+	void fail(Throwable failure) {
+		if (this.state.compareAndSet(WAITING, ENDED)) {
+			cancelTimer();
+			this.pool.dequeued(this, true);
+			this.pool.onScheduler(() -> this.checkout.completeExceptionally(failure));
 		}
-		cancelTimer();
-		this.pool.dequeued(this, true);
-		this.pool.onScheduler(() -> this.checkout.completeExceptionally(failure));
-		return true;
 	}
 
 	/** The caller cancelled the future of the checkout. */

@@ -115,7 +115,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ScheduledExecutorService scheduler;
 
-	/** The thread that borrows for asynchronous checkouts. */
+	/**
+	 * The thread that borrows for asynchronous checkouts. Signalled from any thread, one that must
+	 * never wait among them, so handing it a drain takes no lock (ParkingThread): an executor's
+	 * queue lock, contended, would park there, and BlockHound, failing the hand-off midway, would
+	 * leave a drain counted as asked for that never runs, and no asynchronous checkout served again.
+	 * The replacing thread likewise, handed invalidations by the holder, the deadline or a
+	 * cancellation: one lost would lose its connection's place in the pool.
+	 */
 	private final ExecutorService borrower;
 
 	/*
@@ -152,13 +159,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
 			ScheduledExecutorService scheduler) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, WorkerThreads.create(name, settings.maxSize()),
-				scheduler, WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
+				scheduler, new ParkingThread("resilience-pool-" + name + "-borrower"),
+				new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers) {
 		this(name, factory, settings, ticker, listeners, contextSnapshots, workers, WorkerThreads.sharedScheduler(),
-				WorkerThreads.bounded(name + "-borrower", 1), new ParkingThread("resilience-pool-" + name + "-returner"));
+				new ParkingThread("resilience-pool-" + name + "-borrower"),
+				new ParkingThread("resilience-pool-" + name + "-returner"));
 	}
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
@@ -172,7 +181,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.contextSnapshots = contextSnapshots;
 		this.pool = new GenericObjectPool<>(new HandleFactory<>(factory, this::created), config(settings));
 		this.workers = workers;
-		this.replacer = WorkerThreads.bounded(name + "-replacer", 1);
+		this.replacer = new ParkingThread("resilience-pool-" + name + "-replacer");
 		this.scheduler = scheduler;
 		this.borrower = borrower;
 		this.returner = returner;
@@ -364,7 +373,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			});
 			return;
 		}
-		CompletableFuture<R> future = toFuture(stage);
+		@Nullable CompletableFuture<R> future = toFuture(stage);
 		work.set(future);
 		if (result.isCancelled()) {
 			cancel(future);
@@ -398,7 +407,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (stage == null) {
 				throw new NullPointerException("The callback given to pool '" + this.name + "' returned no stage");
 			}
-			CompletableFuture<R> future = toFuture(stage);
+			@Nullable CompletableFuture<R> future = toFuture(stage);
 			result.whenComplete((value, ex) -> {
 				if (result.isCancelled()) {
 					cancel(future);
@@ -419,22 +428,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		return result;
 	}
 
-	private static <R> CompletableFuture<R> toFuture(CompletionStage<R> stage) {
+	/** The stage as a future to cancel, or {@code null} if it cannot be cancelled. */
+	private static <R> @Nullable CompletableFuture<R> toFuture(CompletionStage<R> stage) {
 		try {
 			return stage.toCompletableFuture();
 		}
 		catch (UnsupportedOperationException ex) {
-			// A stage that cannot be cancelled: cancelling its copy stops waiting for it only.
-			CompletableFuture<R> copy = new CompletableFuture<>();
-			stage.whenComplete((value, failure) -> {
-				if (failure != null) {
-					copy.completeExceptionally(failure);
-				}
-				else {
-					copy.complete(value);
-				}
-			});
-			return copy;
+			// A stage that cannot be cancelled: nothing to stop, the outcome is awaited all the same.
+			return null;
 		}
 	}
 

@@ -44,6 +44,22 @@ class HandOffQueueTests {
 	}
 
 	@Test
+	void takeAndATimedPollHandOutTheTasksQueuedBeforeThemOneEach() throws Exception {
+		HandOffQueue queue = new HandOffQueue();
+		Runnable first = () -> {
+		};
+		Runnable second = () -> {
+		};
+		queue.offer(first);
+		queue.offer(second);
+		assertThat(queue.isEmpty()).isFalse();
+		assertThat(queue.take()).isSameAs(first);
+		assertThat(queue.isEmpty()).isFalse();
+		assertThat(queue.poll(1, TimeUnit.SECONDS)).isSameAs(second);
+		assertThat(queue.isEmpty()).isTrue();
+	}
+
+	@Test
 	void aTimedPollOfAnEmptyQueueEndsEmptyHanded() throws Exception {
 		HandOffQueue queue = new HandOffQueue();
 		assertThat(queue.poll(0, TimeUnit.NANOSECONDS)).isNull();

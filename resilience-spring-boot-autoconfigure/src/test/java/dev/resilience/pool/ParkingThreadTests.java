@@ -106,6 +106,19 @@ class ParkingThreadTests {
 	}
 
 	@Test
+	void aThreadAsleepIsWokenToEndWhenShutDown() throws Exception {
+		CountDownLatch ran = new CountDownLatch(1);
+		this.executor.execute(ran::countDown);
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(this.executor.isShutdown()).isFalse();
+		assertThat(this.executor.awaitTermination(1, TimeUnit.MILLISECONDS)).isFalse();
+		assertThat(this.executor.isTerminated()).isFalse();
+		this.executor.shutdown();
+		assertThat(this.executor.isShutdown()).isTrue();
+		assertThat(this.executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
 	void aThreadNeverStartedIsTerminatedOnceShutDown() throws Exception {
 		assertThat(this.executor.isTerminated()).isFalse();
 		this.executor.shutdown();
