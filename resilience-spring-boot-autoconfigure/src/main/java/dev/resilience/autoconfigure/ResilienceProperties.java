@@ -5,12 +5,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
-import org.springframework.core.Ordered;
 
 import dev.resilience.autoconfigure.poll.PollProperties;
 import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.retry.RetryProperties;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 
 /**
  * Configuration properties of the resilience starter. Unknown keys under {@code resilience.}
@@ -272,37 +272,25 @@ public class ResilienceProperties {
 	 */
 	public static class AspectOrder {
 
-		/** Default order of the @Retryable advice: outermost, so every retry asks the limiter again. */
-		public static final int DEFAULT_RETRY = Ordered.LOWEST_PRECEDENCE - 4;
-
-		/** Default order of the @PollUntil advice: inside retry, outside rate limiting. */
-		public static final int DEFAULT_POLL = Ordered.LOWEST_PRECEDENCE - 3;
-
-		/** Default order of the @RateLimited advice: inside retry and polling, outside transactions. */
-		public static final int DEFAULT_RATE_LIMIT = Ordered.LOWEST_PRECEDENCE - 2;
-
-		/** Default order of the @WithConnection advice: innermost, so every attempt gets its own deadline. */
-		public static final int DEFAULT_CONNECTION = Ordered.LOWEST_PRECEDENCE - 1;
-
 		/**
 		 * Order of the @RateLimited advice.
 		 */
-		private int rateLimit = DEFAULT_RATE_LIMIT;
+		private int rateLimit = ResilienceAspect.RATE_LIMIT.defaultOrder();
 
 		/**
 		 * Order of the @Retryable advice.
 		 */
-		private int retry = DEFAULT_RETRY;
+		private int retry = ResilienceAspect.RETRY.defaultOrder();
 
 		/**
 		 * Order of the @PollUntil advice.
 		 */
-		private int poll = DEFAULT_POLL;
+		private int poll = ResilienceAspect.POLL.defaultOrder();
 
 		/**
 		 * Order of the @WithConnection advice.
 		 */
-		private int connection = DEFAULT_CONNECTION;
+		private int connection = ResilienceAspect.CONNECTION.defaultOrder();
 
 		/**
 		 * Returns {@code rate-limit}.

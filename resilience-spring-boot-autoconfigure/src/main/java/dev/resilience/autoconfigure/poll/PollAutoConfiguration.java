@@ -19,6 +19,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -54,10 +55,7 @@ public final class PollAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static PollUntilAdvisor resiliencePollUntilAdvisor(ObjectProvider<PolledMethods> methods, Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new PollUntilAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.poll",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_POLL));
+			return new PollUntilAdvisor(methods::getObject, ResilienceAspect.POLL.order(environment));
 		}
 
 	}

@@ -19,6 +19,7 @@ import org.springframework.util.ClassUtils;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 
 /**
  * Auto-configuration of pools with a deadline: a {@code ConnectionPool} bean per
@@ -72,10 +73,7 @@ public final class ConnectionPoolAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static WithConnectionAdvisor resilienceWithConnectionAdvisor(ObjectProvider<WithConnectionMethods> methods,
 				Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new WithConnectionAdvisor(methods::getObject, environment.getProperty(
-					"resilience.aspect-order.connection", Integer.class, ResilienceProperties.AspectOrder.DEFAULT_CONNECTION));
+			return new WithConnectionAdvisor(methods::getObject, ResilienceAspect.CONNECTION.order(environment));
 		}
 
 	}

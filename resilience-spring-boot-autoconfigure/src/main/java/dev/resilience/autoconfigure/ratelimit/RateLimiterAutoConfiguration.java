@@ -19,6 +19,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -74,10 +75,7 @@ public final class RateLimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static RateLimitedAdvisor resilienceRateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new RateLimitedAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.rate-limit",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_RATE_LIMIT));
+			return new RateLimitedAdvisor(methods::getObject, ResilienceAspect.RATE_LIMIT.order(environment));
 		}
 
 	}

@@ -20,6 +20,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.retry.RetryAfter;
 import dev.resilience.retry.RetryListener;
@@ -73,10 +74,7 @@ public final class RetryAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static RetryableAdvisor resilienceRetryableAdvisor(ObjectProvider<RetryableMethods> methods,
 				Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new RetryableAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.retry",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_RETRY));
+			return new RetryableAdvisor(methods::getObject, ResilienceAspect.RETRY.order(environment));
 		}
 
 	}
