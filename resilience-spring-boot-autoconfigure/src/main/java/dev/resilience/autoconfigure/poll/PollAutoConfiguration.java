@@ -8,6 +8,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,7 +18,6 @@ import org.springframework.core.env.Environment;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.poll.PollListener;
@@ -30,11 +30,12 @@ import dev.resilience.poll.PollUntil;
  * {@code resilience.polls.*}, and the advisor that applies {@link PollUntil @PollUntil}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(PollsProperties.class)
 public final class PollAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PollSettingsRegistry resiliencePollSettingsRegistry(ResilienceProperties properties) {
+	PollSettingsRegistry resiliencePollSettingsRegistry(PollsProperties properties) {
 		Map<String, PollSettings> settings = new LinkedHashMap<>();
 		properties.getPolls().forEach((name, poll) -> settings.put(name, poll.toSettings(name)));
 		return PollSettingsRegistry.of(settings);

@@ -9,6 +9,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,7 +18,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.autoconfigure.support.ResilienceAspect;
 
@@ -27,6 +27,7 @@ import dev.resilience.autoconfigure.support.ResilienceAspect;
  * the advisor that applies {@code @WithConnection}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(PoolsProperties.class)
 public final class ConnectionPoolAutoConfiguration {
 
 	@Bean
