@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import io.micrometer.core.instrument.observation.MeterObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -33,6 +34,11 @@ import dev.resilience.observation.ResilienceObservations;
 @AutoConfiguration
 @EnableConfigurationProperties(ResilienceProperties.class)
 public final class ResilienceAutoConfiguration {
+
+	@Bean
+	static ResiliencePropertiesCheck resiliencePropertiesCheck(ListableBeanFactory beanFactory, Environment environment) {
+		return new ResiliencePropertiesCheck(beanFactory, environment);
+	}
 
 	@Bean
 	@ConditionalOnMissingBean

@@ -298,6 +298,26 @@ public final class RateLimitDecision {
 	public record Quota(Type type, long quota, Duration window, long remaining, Duration reset) {
 
 		/**
+		 * Returns the name of this quota's policy, as the {@code RateLimit-Policy} header and the
+		 * endpoint show it: {@code <limiter>-bucket} for the token bucket,
+		 * {@code <limiter>-<period>} for a window, such as {@code partner-api-5s} or
+		 * {@code partner-api-250ms}.
+		 * @param limiterName the name of the limiter the quota belongs to
+		 * @return the policy name
+		 */
+		public String policyName(String limiterName) {
+			return limiterName + "-" + ((this.type == Type.TOKEN_BUCKET) ? "bucket" : periodName(this.window));
+		}
+
+		/** {@code 5s}, {@code 250ms}: the window part of a policy name. */
+		private static String periodName(Duration period) {
+			if (period.toNanosPart() == 0) {
+				return period.getSeconds() + "s";
+			}
+			return (period.toNanos() % 1_000_000 == 0) ? period.toMillis() + "ms" : period.toNanos() + "ns";
+		}
+
+		/**
 		 * The kind of constraint a quota describes.
 		 */
 		public enum Type {

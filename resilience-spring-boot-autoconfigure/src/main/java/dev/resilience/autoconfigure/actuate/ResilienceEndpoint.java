@@ -14,7 +14,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.resilience.BackoffPolicy;
-import dev.resilience.autoconfigure.web.RateLimitHeaders;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -310,7 +309,7 @@ public class ResilienceEndpoint {
 		static KeyState of(RateLimitDecision decision) {
 			List<QuotaState> quotas = decision.getQuotas()
 				.stream()
-				.map((quota) -> new QuotaState(RateLimitHeaders.policyName(decision, quota), quota.quota(), quota.window(),
+				.map((quota) -> new QuotaState(quota.policyName(decision.getLimiterName()), quota.quota(), quota.window(),
 						quota.remaining(), quota.reset()))
 				.toList();
 			return new KeyState(decision.getLimiterName(), decision.getKey(), decision.getRemaining(),

@@ -9,26 +9,34 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 
 /**
  * Auto-configuration of the recent events of {@code GET /actuator/resilience/events}: the
  * {@link ResilienceEvents} that every capability tells, when the {@code resilience} endpoint is
- * exposed over HTTP, sized by {@code resilience.events.*}.
+ * exposed over HTTP, sized by {@code resilience.events.*}. The properties are bound even when it
+ * is not, so that a wrong {@code resilience.events} key fails startup either way.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class, before = ResilienceEndpointAutoConfiguration.class)
-@ConditionalOnClass(Endpoint.class)
-@ConditionalOnAvailableEndpoint(value = ResilienceEndpoint.class, exposure = EndpointExposure.WEB)
+@EnableConfigurationProperties(ResilienceEventsProperties.class)
 public final class ResilienceEventsAutoConfiguration {
 
-	@Bean
-	@ConditionalOnMissingBean
-	ResilienceEvents resilienceEvents(ResilienceProperties properties, ObjectProvider<Clock> clock) {
-		ResilienceProperties.Events events = properties.getEvents();
-		return new ResilienceEvents(events.getBufferSize(), events.isIncludeKeys(), clock.getIfUnique(Clock::systemUTC));
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(Endpoint.class)
+	@ConditionalOnAvailableEndpoint(value = ResilienceEndpoint.class, exposure = EndpointExposure.WEB)
+	static class EventsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ResilienceEvents resilienceEvents(ResilienceEventsProperties properties, ObjectProvider<Clock> clock) {
+			return new ResilienceEvents(properties.getBufferSize(), properties.isIncludeKeys(),
+					clock.getIfUnique(Clock::systemUTC));
+		}
+
 	}
 
 }

@@ -15,9 +15,14 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
 
 import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint;
+import dev.resilience.autoconfigure.actuate.ResilienceEventsProperties;
 import dev.resilience.autoconfigure.poll.PollProperties;
+import dev.resilience.autoconfigure.poll.PollsProperties;
 import dev.resilience.autoconfigure.pool.ConnectionPoolProperties;
+import dev.resilience.autoconfigure.pool.PoolsProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
+import dev.resilience.autoconfigure.retry.RetriesProperties;
 import dev.resilience.autoconfigure.retry.RetryProperties;
 import dev.resilience.poll.PollUntil;
 import dev.resilience.pool.ConnectionPoolStats;
@@ -38,8 +43,9 @@ class ResilienceRuntimeHints implements RuntimeHintsRegistrar {
 	static final List<Class<? extends Annotation>> ANNOTATIONS = List.of(RateLimited.class, RateLimited.List.class,
 			Retryable.class, PollUntil.class, WithConnection.class);
 
-	static final List<Class<?>> PROPERTIES = List.of(ResilienceProperties.class, RateLimiterProperties.class,
-			RetryProperties.class, PollProperties.class, ConnectionPoolProperties.class);
+	static final List<Class<?>> PROPERTIES = List.of(ResilienceProperties.class, RateLimitingProperties.class,
+			RateLimiterProperties.class, RetriesProperties.class, RetryProperties.class, PollsProperties.class,
+			PollProperties.class, PoolsProperties.class, ConnectionPoolProperties.class, ResilienceEventsProperties.class);
 
 	static final String SCRIPTS = "dev/resilience/ratelimit/redis/*.lua";
 

@@ -8,6 +8,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,8 +18,8 @@ import org.springframework.core.env.Environment;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.poll.PollListener;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -29,11 +30,12 @@ import dev.resilience.poll.PollUntil;
  * {@code resilience.polls.*}, and the advisor that applies {@link PollUntil @PollUntil}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(PollsProperties.class)
 public final class PollAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PollSettingsRegistry resiliencePollSettingsRegistry(ResilienceProperties properties) {
+	PollSettingsRegistry resiliencePollSettingsRegistry(PollsProperties properties) {
 		Map<String, PollSettings> settings = new LinkedHashMap<>();
 		properties.getPolls().forEach((name, poll) -> settings.put(name, poll.toSettings(name)));
 		return PollSettingsRegistry.of(settings);
@@ -54,10 +56,7 @@ public final class PollAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static PollUntilAdvisor resiliencePollUntilAdvisor(ObjectProvider<PolledMethods> methods, Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new PollUntilAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.poll",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_POLL));
+			return new PollUntilAdvisor(methods::getObject, ResilienceAspect.POLL.order(environment));
 		}
 
 	}

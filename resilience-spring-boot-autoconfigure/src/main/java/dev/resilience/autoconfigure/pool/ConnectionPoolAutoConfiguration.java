@@ -9,6 +9,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,8 +18,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 
 /**
  * Auto-configuration of pools with a deadline: a {@code ConnectionPool} bean per
@@ -26,6 +27,7 @@ import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
  * the advisor that applies {@code @WithConnection}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(PoolsProperties.class)
 public final class ConnectionPoolAutoConfiguration {
 
 	@Bean
@@ -72,10 +74,7 @@ public final class ConnectionPoolAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static WithConnectionAdvisor resilienceWithConnectionAdvisor(ObjectProvider<WithConnectionMethods> methods,
 				Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new WithConnectionAdvisor(methods::getObject, environment.getProperty(
-					"resilience.aspect-order.connection", Integer.class, ResilienceProperties.AspectOrder.DEFAULT_CONNECTION));
+			return new WithConnectionAdvisor(methods::getObject, ResilienceAspect.CONNECTION.order(environment));
 		}
 
 	}

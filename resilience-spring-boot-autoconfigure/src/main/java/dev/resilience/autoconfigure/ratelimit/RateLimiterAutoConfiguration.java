@@ -8,6 +8,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,8 +18,8 @@ import org.springframework.core.env.Environment;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -29,11 +30,12 @@ import dev.resilience.ratelimit.RateLimiterSettings;
  * {@code resilience.rate-limiters.*}, and the advisor that applies {@code @RateLimited}.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(RateLimitingProperties.class)
 public final class RateLimiterAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiterRegistry resilienceRateLimiterRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
+	RateLimiterRegistry resilienceRateLimiterRegistry(RateLimitingProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores,
 			ResilienceObservations observations) {
 		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder()
@@ -74,10 +76,7 @@ public final class RateLimiterAutoConfiguration {
 		@ConditionalOnMissingBean
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static RateLimitedAdvisor resilienceRateLimitedAdvisor(ObjectProvider<RateLimitedMethods> methods, Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new RateLimitedAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.rate-limit",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_RATE_LIMIT));
+			return new RateLimitedAdvisor(methods::getObject, ResilienceAspect.RATE_LIMIT.order(environment));
 		}
 
 	}

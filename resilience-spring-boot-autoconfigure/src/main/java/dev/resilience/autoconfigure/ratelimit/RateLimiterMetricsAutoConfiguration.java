@@ -4,11 +4,10 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 
+import dev.resilience.autoconfigure.support.ConditionalOnMeterRegistry;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
 /**
@@ -17,9 +16,8 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
  * {@link RateLimiterKeyGauges}.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class,
-		afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
-@ConditionalOnClass(MeterRegistry.class)
-@ConditionalOnBean(MeterRegistry.class)
+		afterName = ConditionalOnMeterRegistry.METER_REGISTRY_AUTO_CONFIGURATION)
+@ConditionalOnMeterRegistry
 public final class RateLimiterMetricsAutoConfiguration {
 
 	@Bean

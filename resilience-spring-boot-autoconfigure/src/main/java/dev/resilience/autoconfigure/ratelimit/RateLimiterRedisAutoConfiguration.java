@@ -14,7 +14,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
@@ -45,9 +44,9 @@ public final class RateLimiterRedisAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "resilienceRedisRateLimitStore")
-	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, ResilienceProperties properties,
+	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, RateLimitingProperties properties,
 			ObjectProvider<StoreFailureListener> listeners) {
-		ResilienceProperties.Redis redis = properties.getRedis();
+		RateLimitingProperties.Redis redis = properties.getRedis();
 		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE,
 				(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(),
 						redis.getDecisionTimeout(), listeners.orderedStream().toList()));
@@ -56,11 +55,11 @@ public final class RateLimiterRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "resilienceRedisConnectionWarmer")
 	static SmartInitializingSingleton resilienceRedisConnectionWarmer(ObjectProvider<RedisScriptRunner> runner,
-			ObjectProvider<ResilienceProperties> properties) {
+			ObjectProvider<RateLimitingProperties> properties) {
 		// Opens the connection once every singleton exists and waits for it, so that the first
 		// decisions are Redis's: only when some limiter uses Redis.
 		return () -> {
-			ResilienceProperties resilience = properties.getObject();
+			RateLimitingProperties resilience = properties.getObject();
 			Duration timeout = resilience.getRedis().getConnectTimeout();
 			if (timeout.isNegative()) {
 				throw new IllegalArgumentException(

@@ -8,6 +8,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -18,8 +19,8 @@ import org.springframework.util.ClassUtils;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.retry.RetryAfter;
 import dev.resilience.retry.RetryListener;
@@ -33,11 +34,12 @@ import dev.resilience.retry.RetryRegistry;
  * {@link Clock} bean when there is exactly one, else by the system clock.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class)
+@EnableConfigurationProperties(RetriesProperties.class)
 public final class RetryAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RetryRegistry resilienceRetryRegistry(ResilienceProperties properties, Ticker ticker, Sleeper sleeper,
+	RetryRegistry resilienceRetryRegistry(RetriesProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RetryListener> listeners, ObjectProvider<Clock> clock,
 			ConfigurableListableBeanFactory beanFactory, ResilienceObservations observations) {
 		// The application's class loader decides, not the starter's: they differ in some deployments.
@@ -73,10 +75,7 @@ public final class RetryAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		static RetryableAdvisor resilienceRetryableAdvisor(ObjectProvider<RetryableMethods> methods,
 				Environment environment) {
-			// Read directly: binding the properties here would create them while post-processors
-			// are still being registered.
-			return new RetryableAdvisor(methods::getObject, environment.getProperty("resilience.aspect-order.retry",
-					Integer.class, ResilienceProperties.AspectOrder.DEFAULT_RETRY));
+			return new RetryableAdvisor(methods::getObject, ResilienceAspect.RETRY.order(environment));
 		}
 
 	}

@@ -91,17 +91,6 @@ public final class RateLimitHeaders {
 		return duration.getSeconds() + ((duration.getNano() > 0) ? 1 : 0);
 	}
 
-	/**
-	 * Returns the name of a quota's policy: {@code <limiter>-bucket} for the token bucket,
-	 * {@code <limiter>-<period>} for a window, such as {@code partner-api-5s}.
-	 * @param decision the decision the quota belongs to
-	 * @param quota the quota
-	 * @return the policy name
-	 */
-	public static String policyName(RateLimitDecision decision, RateLimitDecision.Quota quota) {
-		return policy(decision, quota).name();
-	}
-
 	/** A quota's policy, formatted on first use. */
 	static Policy policy(RateLimitDecision decision, RateLimitDecision.Quota quota) {
 		PolicyKey key = new PolicyKey(decision.getLimiterName(), quota.type(), quota.quota(), quota.window());
@@ -110,17 +99,10 @@ public final class RateLimitHeaders {
 			if (policies.size() >= MAX_CACHED_POLICIES) {
 				policies.clear();
 			}
-			policy = policies.computeIfAbsent(key, Policy::of);
+			// Formatted from the quota, which names its policy; only a miss pays for the lambda.
+			policy = policies.computeIfAbsent(key, (k) -> Policy.of(k, quota.policyName(k.limiterName())));
 		}
 		return policy;
-	}
-
-	/** {@code 5s}, {@code 250ms}: the window part of a policy name. */
-	static String periodName(Duration period) {
-		if (period.toNanosPart() == 0) {
-			return period.getSeconds() + "s";
-		}
-		return (period.toNanos() % 1_000_000 == 0) ? period.toMillis() + "ms" : period.toNanos() + "ns";
 	}
 
 	private static String quoted(String name) {
@@ -140,10 +122,7 @@ public final class RateLimitHeaders {
 	 */
 	record Policy(String name, String quotedName, String item) {
 
-		private static Policy of(PolicyKey key) {
-			String suffix = (key.type() == RateLimitDecision.Quota.Type.TOKEN_BUCKET) ? "bucket"
-					: periodName(key.window());
-			String name = key.limiterName() + "-" + suffix;
+		private static Policy of(PolicyKey key, String name) {
 			String quotedName = quoted(name);
 			return new Policy(name, quotedName,
 					quotedName + ";q=" + key.quota() + ";w=" + Math.max(1, seconds(key.window())));

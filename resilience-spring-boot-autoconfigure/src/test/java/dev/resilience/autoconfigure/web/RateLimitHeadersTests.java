@@ -33,7 +33,7 @@ class RateLimitHeadersTests {
 			.isEqualTo("\"partner-api-5s\";q=50;w=5");
 		assertThat(RateLimitHeaders.policyItem(decision("other", raised), raised)).isEqualTo("\"other-5s\";q=50;w=5");
 		Quota shorter = new Quota(Quota.Type.WINDOW, 50, Duration.ofMillis(250), 0, Duration.ofMillis(250));
-		assertThat(RateLimitHeaders.policyName(decision("partner-api", shorter), shorter)).isEqualTo("partner-api-250ms");
+		assertThat(RateLimitHeaders.policy(decision("partner-api", shorter), shorter).name()).isEqualTo("partner-api-250ms");
 		assertThat(RateLimitHeaders.policyItem(decision("partner-api", shorter), shorter))
 			.isEqualTo("\"partner-api-250ms\";q=50;w=1");
 	}

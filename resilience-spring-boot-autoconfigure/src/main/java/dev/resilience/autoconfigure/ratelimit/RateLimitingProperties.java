@@ -1,0 +1,142 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The rate limiters' properties: {@code resilience.rate-limiters}, {@code resilience.redis} and
+ * {@code resilience.rate-limit-stack-traces}.
+ */
+@ConfigurationProperties(prefix = "resilience")
+public class RateLimitingProperties {
+
+	/**
+	 * Rate limiters by name, as used by @RateLimited(name) and RateLimiterRegistry.get(name).
+	 * Each takes store, token-bucket, windows, window-algorithm, max-concurrent, lease-timeout,
+	 * max-wait, max-keys (the most keys the in-memory store holds, 1000000 by default) and
+	 * on-store-failure (what a redis limiter decides when Redis does not answer in time).
+	 */
+	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();
+
+	/**
+	 * The Redis store of rate limiters with store: redis; the connection itself is Spring Boot's
+	 * spring.data.redis.*.
+	 */
+	private final Redis redis = new Redis();
+
+	/**
+	 * Whether a RateLimitExceededException records the stack trace of the rejected call. Off by
+	 * default: a rejection is an expected answer under load, and recording its stack costs more
+	 * than deciding it. Turn it on to see in logs where rejected calls come from.
+	 */
+	private boolean rateLimitStackTraces;
+
+	/**
+	 * Returns {@code rate-limiters}.
+	 * @return the value
+	 */
+	public Map<String, RateLimiterProperties> getRateLimiters() {
+		return this.rateLimiters;
+	}
+
+	/**
+	 * Returns {@code redis}.
+	 * @return the value
+	 */
+	public Redis getRedis() {
+		return this.redis;
+	}
+
+	/**
+	 * Returns {@code rate-limit-stack-traces}.
+	 * @return the value
+	 */
+	public boolean isRateLimitStackTraces() {
+		return this.rateLimitStackTraces;
+	}
+
+	/**
+	 * Sets {@code rate-limit-stack-traces}.
+	 * @param rateLimitStackTraces the value
+	 */
+	public void setRateLimitStackTraces(boolean rateLimitStackTraces) {
+		this.rateLimitStackTraces = rateLimitStackTraces;
+	}
+
+	/**
+	 * The Redis store of rate limiters.
+	 */
+	public static class Redis {
+
+		/**
+		 * What every Redis key of the rate limiters starts with; must not contain braces.
+		 */
+		private String keyPrefix = "resilience:";
+
+		/**
+		 * Longest a rate-limit decision waits for Redis; after it, or when Redis is down, the
+		 * limiter's on-store-failure decides.
+		 */
+		private Duration decisionTimeout = Duration.ofMillis(200);
+
+		/**
+		 * Longest the application's startup waits for the Redis connection, when some rate
+		 * limiter has store: redis; after it, startup goes on and decisions follow
+		 * on-store-failure until Redis answers. Zero connects in the background.
+		 */
+		private Duration connectTimeout = Duration.ofSeconds(2);
+
+		/**
+		 * Returns {@code key-prefix}.
+		 * @return the value
+		 */
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		/**
+		 * Sets {@code key-prefix}.
+		 * @param keyPrefix the value
+		 */
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		/**
+		 * Returns {@code decision-timeout}.
+		 * @return the value
+		 */
+		public Duration getDecisionTimeout() {
+			return this.decisionTimeout;
+		}
+
+		/**
+		 * Sets {@code decision-timeout}.
+		 * @param decisionTimeout the value
+		 */
+		public void setDecisionTimeout(Duration decisionTimeout) {
+			this.decisionTimeout = decisionTimeout;
+		}
+
+		/**
+		 * Returns {@code connect-timeout}.
+		 * @return the value
+		 */
+		public Duration getConnectTimeout() {
+			return this.connectTimeout;
+		}
+
+		/**
+		 * Sets {@code connect-timeout}.
+		 * @param connectTimeout the value
+		 */
+		public void setConnectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+		}
+
+	}
+
+}
