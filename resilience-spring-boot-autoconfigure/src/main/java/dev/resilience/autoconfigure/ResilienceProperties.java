@@ -17,10 +17,6 @@ public class ResilienceProperties {
 	 */
 	private final AspectOrder aspectOrder = new AspectOrder();
 
-	/**
-	 * Returns {@code aspect-order}.
-	 * @return the value
-	 */
 	public AspectOrder getAspectOrder() {
 		return this.aspectOrder;
 	}
@@ -50,66 +46,34 @@ public class ResilienceProperties {
 		 */
 		private int connection = ResilienceAspect.CONNECTION.defaultOrder();
 
-		/**
-		 * Returns {@code rate-limit}.
-		 * @return the value
-		 */
 		public int getRateLimit() {
 			return this.rateLimit;
 		}
 
-		/**
-		 * Sets {@code rate-limit}.
-		 * @param rateLimit the value
-		 */
 		public void setRateLimit(int rateLimit) {
 			this.rateLimit = rateLimit;
 		}
 
-		/**
-		 * Returns {@code retry}.
-		 * @return the value
-		 */
 		public int getRetry() {
 			return this.retry;
 		}
 
-		/**
-		 * Sets {@code retry}.
-		 * @param retry the value
-		 */
 		public void setRetry(int retry) {
 			this.retry = retry;
 		}
 
-		/**
-		 * Returns {@code poll}.
-		 * @return the value
-		 */
 		public int getPoll() {
 			return this.poll;
 		}
 
-		/**
-		 * Sets {@code poll}.
-		 * @param poll the value
-		 */
 		public void setPoll(int poll) {
 			this.poll = poll;
 		}
 
-		/**
-		 * Returns {@code connection}.
-		 * @return the value
-		 */
 		public int getConnection() {
 			return this.connection;
 		}
 
-		/**
-		 * Sets {@code connection}.
-		 * @param connection the value
-		 */
 		public void setConnection(int connection) {
 			this.connection = connection;
 		}

@@ -20,34 +20,18 @@ public class ResilienceEventsProperties {
 	 */
 	private boolean includeKeys;
 
-	/**
-	 * Returns {@code buffer-size}.
-	 * @return the value
-	 */
 	public int getBufferSize() {
 		return this.bufferSize;
 	}
 
-	/**
-	 * Sets {@code buffer-size}.
-	 * @param bufferSize the value
-	 */
 	public void setBufferSize(int bufferSize) {
 		this.bufferSize = bufferSize;
 	}
 
-	/**
-	 * Returns {@code include-keys}.
-	 * @return the value
-	 */
 	public boolean isIncludeKeys() {
 		return this.includeKeys;
 	}
 
-	/**
-	 * Sets {@code include-keys}.
-	 * @param includeKeys the value
-	 */
 	public void setIncludeKeys(boolean includeKeys) {
 		this.includeKeys = includeKeys;
 	}

@@ -41,50 +41,26 @@ public class PollProperties extends BackoffProperties {
 		super(PollSettings.defaults().backoffPolicy());
 	}
 
-	/**
-	 * Returns {@code max-attempts}.
-	 * @return the value
-	 */
 	public int getMaxAttempts() {
 		return this.maxAttempts;
 	}
 
-	/**
-	 * Sets {@code max-attempts}.
-	 * @param maxAttempts the value
-	 */
 	public void setMaxAttempts(int maxAttempts) {
 		this.maxAttempts = maxAttempts;
 	}
 
-	/**
-	 * Returns {@code timeout}.
-	 * @return the value
-	 */
 	public @Nullable Duration getTimeout() {
 		return this.timeout;
 	}
 
-	/**
-	 * Sets {@code timeout}.
-	 * @param timeout the value
-	 */
 	public void setTimeout(@Nullable Duration timeout) {
 		this.timeout = timeout;
 	}
 
-	/**
-	 * Returns {@code ignore-exceptions}.
-	 * @return the value
-	 */
 	public boolean isIgnoreExceptions() {
 		return this.ignoreExceptions;
 	}
 
-	/**
-	 * Sets {@code ignore-exceptions}.
-	 * @param ignoreExceptions the value
-	 */
 	public void setIgnoreExceptions(boolean ignoreExceptions) {
 		this.ignoreExceptions = ignoreExceptions;
 	}

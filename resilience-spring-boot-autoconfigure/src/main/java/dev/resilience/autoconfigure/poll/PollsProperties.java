@@ -18,10 +18,6 @@ public class PollsProperties {
 	 */
 	private final Map<String, PollProperties> polls = new LinkedHashMap<>();
 
-	/**
-	 * Returns {@code polls}.
-	 * @return the value
-	 */
 	public Map<String, PollProperties> getPolls() {
 		return this.polls;
 	}

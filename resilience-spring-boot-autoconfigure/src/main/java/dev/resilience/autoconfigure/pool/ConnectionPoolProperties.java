@@ -46,98 +46,50 @@ public class ConnectionPoolProperties {
 	 */
 	private @Nullable String factory;
 
-	/**
-	 * Returns {@code max-size}.
-	 * @return the value
-	 */
 	public int getMaxSize() {
 		return this.maxSize;
 	}
 
-	/**
-	 * Sets {@code max-size}.
-	 * @param maxSize the value
-	 */
 	public void setMaxSize(int maxSize) {
 		this.maxSize = maxSize;
 	}
 
-	/**
-	 * Returns {@code min-idle}.
-	 * @return the value
-	 */
 	public int getMinIdle() {
 		return this.minIdle;
 	}
 
-	/**
-	 * Sets {@code min-idle}.
-	 * @param minIdle the value
-	 */
 	public void setMinIdle(int minIdle) {
 		this.minIdle = minIdle;
 	}
 
-	/**
-	 * Returns {@code timeout}.
-	 * @return the value
-	 */
 	public Duration getTimeout() {
 		return this.timeout;
 	}
 
-	/**
-	 * Sets {@code timeout}.
-	 * @param timeout the value
-	 */
 	public void setTimeout(Duration timeout) {
 		this.timeout = timeout;
 	}
 
-	/**
-	 * Returns {@code validate-on-checkout}.
-	 * @return the value
-	 */
 	public boolean isValidateOnCheckout() {
 		return this.validateOnCheckout;
 	}
 
-	/**
-	 * Sets {@code validate-on-checkout}.
-	 * @param validateOnCheckout the value
-	 */
 	public void setValidateOnCheckout(boolean validateOnCheckout) {
 		this.validateOnCheckout = validateOnCheckout;
 	}
 
-	/**
-	 * Returns {@code max-idle-time}.
-	 * @return the value
-	 */
 	public @Nullable Duration getMaxIdleTime() {
 		return this.maxIdleTime;
 	}
 
-	/**
-	 * Sets {@code max-idle-time}.
-	 * @param maxIdleTime the value
-	 */
 	public void setMaxIdleTime(@Nullable Duration maxIdleTime) {
 		this.maxIdleTime = maxIdleTime;
 	}
 
-	/**
-	 * Returns {@code factory}.
-	 * @return the value
-	 */
 	public @Nullable String getFactory() {
 		return this.factory;
 	}
 
-	/**
-	 * Sets {@code factory}.
-	 * @param factory the value
-	 */
 	public void setFactory(@Nullable String factory) {
 		this.factory = factory;
 	}

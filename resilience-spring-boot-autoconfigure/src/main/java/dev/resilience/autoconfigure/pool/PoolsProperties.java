@@ -19,10 +19,6 @@ public class PoolsProperties {
 	 */
 	private final Map<String, ConnectionPoolProperties> pools = new LinkedHashMap<>();
 
-	/**
-	 * Returns {@code pools}.
-	 * @return the value
-	 */
 	public Map<String, ConnectionPoolProperties> getPools() {
 		return this.pools;
 	}

@@ -69,146 +69,74 @@ public class RateLimiterProperties {
 	 */
 	private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL_OPEN;
 
-	/**
-	 * Returns {@code store}.
-	 * @return the value
-	 */
 	public Store getStore() {
 		return this.store;
 	}
 
-	/**
-	 * Sets {@code store}.
-	 * @param store the value
-	 */
 	public void setStore(Store store) {
 		this.store = store;
 	}
 
-	/**
-	 * Returns {@code token-bucket}.
-	 * @return the value
-	 */
 	public @Nullable TokenBucket getTokenBucket() {
 		return this.tokenBucket;
 	}
 
-	/**
-	 * Sets {@code token-bucket}.
-	 * @param tokenBucket the value
-	 */
 	public void setTokenBucket(@Nullable TokenBucket tokenBucket) {
 		this.tokenBucket = tokenBucket;
 	}
 
-	/**
-	 * Returns {@code windows}.
-	 * @return the value
-	 */
 	public List<Window> getWindows() {
 		return this.windows;
 	}
 
-	/**
-	 * Sets {@code windows}.
-	 * @param windows the value
-	 */
 	public void setWindows(List<Window> windows) {
 		this.windows = windows;
 	}
 
-	/**
-	 * Returns {@code window-algorithm}.
-	 * @return the value
-	 */
 	public WindowAlgorithm getWindowAlgorithm() {
 		return this.windowAlgorithm;
 	}
 
-	/**
-	 * Sets {@code window-algorithm}.
-	 * @param windowAlgorithm the value
-	 */
 	public void setWindowAlgorithm(WindowAlgorithm windowAlgorithm) {
 		this.windowAlgorithm = windowAlgorithm;
 	}
 
-	/**
-	 * Returns {@code max-concurrent}.
-	 * @return the value
-	 */
 	public int getMaxConcurrent() {
 		return this.maxConcurrent;
 	}
 
-	/**
-	 * Sets {@code max-concurrent}.
-	 * @param maxConcurrent the value
-	 */
 	public void setMaxConcurrent(int maxConcurrent) {
 		this.maxConcurrent = maxConcurrent;
 	}
 
-	/**
-	 * Returns {@code lease-timeout}.
-	 * @return the value
-	 */
 	public Duration getLeaseTimeout() {
 		return this.leaseTimeout;
 	}
 
-	/**
-	 * Sets {@code lease-timeout}.
-	 * @param leaseTimeout the value
-	 */
 	public void setLeaseTimeout(Duration leaseTimeout) {
 		this.leaseTimeout = leaseTimeout;
 	}
 
-	/**
-	 * Returns {@code max-wait}.
-	 * @return the value
-	 */
 	public Duration getMaxWait() {
 		return this.maxWait;
 	}
 
-	/**
-	 * Sets {@code max-wait}.
-	 * @param maxWait the value
-	 */
 	public void setMaxWait(Duration maxWait) {
 		this.maxWait = maxWait;
 	}
 
-	/**
-	 * Returns {@code max-keys}.
-	 * @return the value
-	 */
 	public long getMaxKeys() {
 		return this.maxKeys;
 	}
 
-	/**
-	 * Sets {@code max-keys}.
-	 * @param maxKeys the value
-	 */
 	public void setMaxKeys(long maxKeys) {
 		this.maxKeys = maxKeys;
 	}
 
-	/**
-	 * Returns {@code on-store-failure}.
-	 * @return the value
-	 */
 	public StoreFailurePolicy getOnStoreFailure() {
 		return this.onStoreFailure;
 	}
 
-	/**
-	 * Sets {@code on-store-failure}.
-	 * @param onStoreFailure the value
-	 */
 	public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
 		this.onStoreFailure = onStoreFailure;
 	}
@@ -322,66 +250,34 @@ public class RateLimiterProperties {
 		 */
 		private RefillStrategy refillStrategy = RefillStrategy.GREEDY;
 
-		/**
-		 * Returns {@code capacity}.
-		 * @return the value
-		 */
 		public @Nullable Long getCapacity() {
 			return this.capacity;
 		}
 
-		/**
-		 * Sets {@code capacity}.
-		 * @param capacity the value
-		 */
 		public void setCapacity(@Nullable Long capacity) {
 			this.capacity = capacity;
 		}
 
-		/**
-		 * Returns {@code refill-tokens}.
-		 * @return the value
-		 */
 		public @Nullable Long getRefillTokens() {
 			return this.refillTokens;
 		}
 
-		/**
-		 * Sets {@code refill-tokens}.
-		 * @param refillTokens the value
-		 */
 		public void setRefillTokens(@Nullable Long refillTokens) {
 			this.refillTokens = refillTokens;
 		}
 
-		/**
-		 * Returns {@code refill-period}.
-		 * @return the value
-		 */
 		public Duration getRefillPeriod() {
 			return this.refillPeriod;
 		}
 
-		/**
-		 * Sets {@code refill-period}.
-		 * @param refillPeriod the value
-		 */
 		public void setRefillPeriod(Duration refillPeriod) {
 			this.refillPeriod = refillPeriod;
 		}
 
-		/**
-		 * Returns {@code refill-strategy}.
-		 * @return the value
-		 */
 		public RefillStrategy getRefillStrategy() {
 			return this.refillStrategy;
 		}
 
-		/**
-		 * Sets {@code refill-strategy}.
-		 * @param refillStrategy the value
-		 */
 		public void setRefillStrategy(RefillStrategy refillStrategy) {
 			this.refillStrategy = refillStrategy;
 		}
@@ -404,34 +300,18 @@ public class RateLimiterProperties {
 		 */
 		private @Nullable Duration period;
 
-		/**
-		 * Returns {@code limit}.
-		 * @return the value
-		 */
 		public @Nullable Long getLimit() {
 			return this.limit;
 		}
 
-		/**
-		 * Sets {@code limit}.
-		 * @param limit the value
-		 */
 		public void setLimit(@Nullable Long limit) {
 			this.limit = limit;
 		}
 
-		/**
-		 * Returns {@code period}.
-		 * @return the value
-		 */
 		public @Nullable Duration getPeriod() {
 			return this.period;
 		}
 
-		/**
-		 * Sets {@code period}.
-		 * @param period the value
-		 */
 		public void setPeriod(@Nullable Duration period) {
 			this.period = period;
 		}

@@ -34,34 +34,18 @@ public class RateLimitingProperties {
 	 */
 	private boolean rateLimitStackTraces;
 
-	/**
-	 * Returns {@code rate-limiters}.
-	 * @return the value
-	 */
 	public Map<String, RateLimiterProperties> getRateLimiters() {
 		return this.rateLimiters;
 	}
 
-	/**
-	 * Returns {@code redis}.
-	 * @return the value
-	 */
 	public Redis getRedis() {
 		return this.redis;
 	}
 
-	/**
-	 * Returns {@code rate-limit-stack-traces}.
-	 * @return the value
-	 */
 	public boolean isRateLimitStackTraces() {
 		return this.rateLimitStackTraces;
 	}
 
-	/**
-	 * Sets {@code rate-limit-stack-traces}.
-	 * @param rateLimitStackTraces the value
-	 */
 	public void setRateLimitStackTraces(boolean rateLimitStackTraces) {
 		this.rateLimitStackTraces = rateLimitStackTraces;
 	}
@@ -89,50 +73,26 @@ public class RateLimitingProperties {
 		 */
 		private Duration connectTimeout = Duration.ofSeconds(2);
 
-		/**
-		 * Returns {@code key-prefix}.
-		 * @return the value
-		 */
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
 
-		/**
-		 * Sets {@code key-prefix}.
-		 * @param keyPrefix the value
-		 */
 		public void setKeyPrefix(String keyPrefix) {
 			this.keyPrefix = keyPrefix;
 		}
 
-		/**
-		 * Returns {@code decision-timeout}.
-		 * @return the value
-		 */
 		public Duration getDecisionTimeout() {
 			return this.decisionTimeout;
 		}
 
-		/**
-		 * Sets {@code decision-timeout}.
-		 * @param decisionTimeout the value
-		 */
 		public void setDecisionTimeout(Duration decisionTimeout) {
 			this.decisionTimeout = decisionTimeout;
 		}
 
-		/**
-		 * Returns {@code connect-timeout}.
-		 * @return the value
-		 */
 		public Duration getConnectTimeout() {
 			return this.connectTimeout;
 		}
 
-		/**
-		 * Sets {@code connect-timeout}.
-		 * @param connectTimeout the value
-		 */
 		public void setConnectTimeout(Duration connectTimeout) {
 			this.connectTimeout = connectTimeout;
 		}

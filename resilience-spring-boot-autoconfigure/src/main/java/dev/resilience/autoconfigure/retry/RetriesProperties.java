@@ -17,10 +17,6 @@ public class RetriesProperties {
 	 */
 	private final Map<String, RetryProperties> retries = new LinkedHashMap<>();
 
-	/**
-	 * Returns {@code retries}.
-	 * @return the value
-	 */
 	public Map<String, RetryProperties> getRetries() {
 		return this.retries;
 	}

@@ -61,90 +61,46 @@ public class RetryProperties extends BackoffProperties {
 		super(RetryPolicy.builder().build().backoff());
 	}
 
-	/**
-	 * Returns {@code max-retries}.
-	 * @return the value
-	 */
 	public int getMaxRetries() {
 		return this.maxRetries;
 	}
 
-	/**
-	 * Sets {@code max-retries}.
-	 * @param maxRetries the value
-	 */
 	public void setMaxRetries(int maxRetries) {
 		this.maxRetries = maxRetries;
 	}
 
-	/**
-	 * Returns {@code jitter}.
-	 * @return the value
-	 */
 	public Jitter getJitter() {
 		return this.jitter;
 	}
 
-	/**
-	 * Sets {@code jitter}.
-	 * @param jitter the value
-	 */
 	public void setJitter(Jitter jitter) {
 		this.jitter = jitter;
 	}
 
-	/**
-	 * Returns {@code max-duration}.
-	 * @return the value
-	 */
 	public @Nullable Duration getMaxDuration() {
 		return this.maxDuration;
 	}
 
-	/**
-	 * Sets {@code max-duration}.
-	 * @param maxDuration the value
-	 */
 	public void setMaxDuration(@Nullable Duration maxDuration) {
 		this.maxDuration = maxDuration;
 	}
 
-	/**
-	 * Returns {@code retry-on}.
-	 * @return the value
-	 */
 	public List<Class<? extends Throwable>> getRetryOn() {
 		return this.retryOn;
 	}
 
-	/**
-	 * Sets {@code retry-on}.
-	 * @param retryOn the value
-	 */
 	public void setRetryOn(List<Class<? extends Throwable>> retryOn) {
 		this.retryOn = retryOn;
 	}
 
-	/**
-	 * Returns {@code no-retry-on}.
-	 * @return the value
-	 */
 	public List<Class<? extends Throwable>> getNoRetryOn() {
 		return this.noRetryOn;
 	}
 
-	/**
-	 * Sets {@code no-retry-on}.
-	 * @param noRetryOn the value
-	 */
 	public void setNoRetryOn(List<Class<? extends Throwable>> noRetryOn) {
 		this.noRetryOn = noRetryOn;
 	}
 
-	/**
-	 * Returns {@code budget}.
-	 * @return the value
-	 */
 	public Budget getBudget() {
 		return this.budget;
 	}
@@ -222,51 +178,27 @@ public class RetryProperties extends BackoffProperties {
 		/** Whether window or min-retries-per-second was set: meaningless without a ratio. */
 		private boolean tuned;
 
-		/**
-		 * Returns {@code ratio}.
-		 * @return the value
-		 */
 		public @Nullable Double getRatio() {
 			return this.ratio;
 		}
 
-		/**
-		 * Sets {@code ratio}.
-		 * @param ratio the value
-		 */
 		public void setRatio(@Nullable Double ratio) {
 			this.ratio = ratio;
 		}
 
-		/**
-		 * Returns {@code window}.
-		 * @return the value
-		 */
 		public Duration getWindow() {
 			return this.window;
 		}
 
-		/**
-		 * Sets {@code window}.
-		 * @param window the value
-		 */
 		public void setWindow(Duration window) {
 			this.window = window;
 			this.tuned = true;
 		}
 
-		/**
-		 * Returns {@code min-retries-per-second}.
-		 * @return the value
-		 */
 		public int getMinRetriesPerSecond() {
 			return this.minRetriesPerSecond;
 		}
 
-		/**
-		 * Sets {@code min-retries-per-second}.
-		 * @param minRetriesPerSecond the value
-		 */
 		public void setMinRetriesPerSecond(int minRetriesPerSecond) {
 			this.minRetriesPerSecond = minRetriesPerSecond;
 			this.tuned = true;

@@ -45,66 +45,34 @@ public abstract class BackoffProperties {
 		this.maxDelay = defaults.maxDelay();
 	}
 
-	/**
-	 * Returns {@code delay}.
-	 * @return the value
-	 */
 	public Duration getDelay() {
 		return this.delay;
 	}
 
-	/**
-	 * Sets {@code delay}.
-	 * @param delay the value
-	 */
 	public void setDelay(Duration delay) {
 		this.delay = delay;
 	}
 
-	/**
-	 * Returns {@code backoff}.
-	 * @return the value
-	 */
 	public Backoff getBackoff() {
 		return this.backoff;
 	}
 
-	/**
-	 * Sets {@code backoff}.
-	 * @param backoff the value
-	 */
 	public void setBackoff(Backoff backoff) {
 		this.backoff = backoff;
 	}
 
-	/**
-	 * Returns {@code multiplier}.
-	 * @return the value
-	 */
 	public double getMultiplier() {
 		return this.multiplier;
 	}
 
-	/**
-	 * Sets {@code multiplier}.
-	 * @param multiplier the value
-	 */
 	public void setMultiplier(double multiplier) {
 		this.multiplier = multiplier;
 	}
 
-	/**
-	 * Returns {@code max-delay}.
-	 * @return the value
-	 */
 	public Duration getMaxDelay() {
 		return this.maxDelay;
 	}
 
-	/**
-	 * Sets {@code max-delay}.
-	 * @param maxDelay the value
-	 */
 	public void setMaxDelay(Duration maxDelay) {
 		this.maxDelay = maxDelay;
 	}
