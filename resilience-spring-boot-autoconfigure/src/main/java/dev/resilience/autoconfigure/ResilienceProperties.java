@@ -6,7 +6,7 @@ import dev.resilience.autoconfigure.support.ResilienceAspect;
 
 /**
  * The properties every resilience capability shares: {@code resilience.aspect-order}. Each
- * capability binds its own keys under {@code resilience.}; {@link ResiliencePropertiesCheck}
+ * capability binds its own keys under {@code resilience.}; {@code ResiliencePropertiesCheck}
  * makes a key none of them binds an error rather than silently ignored.
  */
 @ConfigurationProperties(prefix = "resilience")

@@ -45,7 +45,7 @@ class ResiliencePropertiesCheckTests {
 				assertThat(context.getBean(RetriesProperties.class).getRetries().get("y").getMaxRetries()).isEqualTo(2);
 				assertThat(context.getBean(PollsProperties.class).getPolls()).containsOnlyKeys("z");
 				// Bound even when the events endpoint is not exposed, so that its keys are checked too.
-				assertThat(context.getBean(ResilienceEventsProperties.class).getBufferSize()).isEqualTo(7);
+				assertThat(context.getBean(ResilienceEventsProperties.class).getEvents().getBufferSize()).isEqualTo(7);
 				assertThat(context.getBean(ResilienceProperties.class).getAspectOrder().getRetry()).isEqualTo(9);
 			});
 	}

@@ -33,8 +33,8 @@ public final class ResilienceEventsAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		ResilienceEvents resilienceEvents(ResilienceEventsProperties properties, ObjectProvider<Clock> clock) {
-			return new ResilienceEvents(properties.getBufferSize(), properties.isIncludeKeys(),
-					clock.getIfUnique(Clock::systemUTC));
+			ResilienceEventsProperties.Events events = properties.getEvents();
+			return new ResilienceEvents(events.getBufferSize(), events.isIncludeKeys(), clock.getIfUnique(Clock::systemUTC));
 		}
 
 	}

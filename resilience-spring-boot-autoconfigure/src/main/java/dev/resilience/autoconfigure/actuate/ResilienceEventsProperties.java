@@ -5,35 +5,50 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 /**
  * The recent events that {@code GET /actuator/resilience/events} shows: {@code resilience.events}.
  */
-@ConfigurationProperties(prefix = "resilience.events", ignoreUnknownFields = false)
+@ConfigurationProperties(prefix = "resilience")
 public class ResilienceEventsProperties {
 
 	/**
-	 * How many of the most recent events are kept, at least 1: rejections, waits, retries,
-	 * exhausted retries and polls, checkout and operation timeouts, store failures.
+	 * The recent events that GET /actuator/resilience/events shows.
 	 */
-	private int bufferSize = 100;
+	private final Events events = new Events();
+
+	public Events getEvents() {
+		return this.events;
+	}
 
 	/**
-	 * Whether rate-limit events show the key of the call. Off by default: keys may identify
-	 * users or carry secrets.
+	 * The recent events that {@code GET /actuator/resilience/events} shows.
 	 */
-	private boolean includeKeys;
+	public static class Events {
 
-	public int getBufferSize() {
-		return this.bufferSize;
-	}
+		/**
+		 * How many of the most recent events are kept, at least 1: rejections, waits, retries,
+		 * exhausted retries and polls, checkout and operation timeouts, store failures.
+		 */
+		private int bufferSize = 100;
 
-	public void setBufferSize(int bufferSize) {
-		this.bufferSize = bufferSize;
-	}
+		/**
+		 * Whether rate-limit events show the key of the call. Off by default: keys may identify
+		 * users or carry secrets.
+		 */
+		private boolean includeKeys;
 
-	public boolean isIncludeKeys() {
-		return this.includeKeys;
-	}
+		public int getBufferSize() {
+			return this.bufferSize;
+		}
 
-	public void setIncludeKeys(boolean includeKeys) {
-		this.includeKeys = includeKeys;
+		public void setBufferSize(int bufferSize) {
+			this.bufferSize = bufferSize;
+		}
+
+		public boolean isIncludeKeys() {
+			return this.includeKeys;
+		}
+
+		public void setIncludeKeys(boolean includeKeys) {
+			this.includeKeys = includeKeys;
+		}
 	}
 
 }
