@@ -162,6 +162,10 @@ class ConnectionPoolObservationTests {
 		ConnectionLease<Object> lease = this.pool.checkoutAsync(LONG).join();
 		lease.release();
 
+		// The checkout ends in a dependent of the caller's future, which may run just after join().
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(this.observations).hasSingleObservationThat().hasBeenStopped());
 		assertThat(this.observations).hasSingleObservationThat()
 			.hasNameEqualTo("resilience.pool.checkout")
 			.hasLowCardinalityKeyValue("outcome", "acquired")
