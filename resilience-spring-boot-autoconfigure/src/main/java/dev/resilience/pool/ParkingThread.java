@@ -18,6 +18,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ParkingThread extends AbstractExecutorService {
 
+	private static final System.Logger logger = System.getLogger(ParkingThread.class.getName());
+
 	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
 
 	private final AtomicBoolean started = new AtomicBoolean();
@@ -54,7 +56,8 @@ final class ParkingThread extends AbstractExecutorService {
 					task.run();
 				}
 				catch (RuntimeException | Error ex) {
-					// One task's failure must not end the thread that the next ones wait for.
+					// One task's failure must not end the thread that the next ones wait for, nor go unseen.
+					logger.log(System.Logger.Level.WARNING, this.thread.getName() + ": a task failed", ex);
 				}
 			}
 			else if (this.shutdown) {
