@@ -507,7 +507,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/**
 	 * Hands connections to waiting checkouts while both are there.
-	 * @return {@code false} if the borrowing thread was interrupted, as the pool closes
+	 * @return {@code false} if the borrowing thread was interrupted as the pool closes
 	 */
 	private boolean serve() {
 		while (true) {
@@ -519,14 +519,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			try {
 				handle = borrowNow();
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
 			catch (Exception | Error ex) {
+				if (ex instanceof InterruptedException && this.borrower.isShutdown()) {
+					// Closing interrupted this thread (it shuts the borrower down first): stop here,
+					// keeping the interrupt; closing fails the checkouts still waiting.
+					Thread.currentThread().interrupt();
+					return false;
+				}
 				// The factory could not make a connection: the first in the queue sees its exception.
-				// An Error too, or it would end the borrowing thread's drain with its signals left
-				// counted, and no later checkout would be served.
+				// An InterruptedException of the factory's own too (nothing but closing interrupts
+				// this thread), and an Error, or either would end the borrowing thread's drain with
+				// its signals left counted, and no later checkout would be served.
 				first.fail(this.pool.isClosed() ? closed() : ex);
 				continue;
 			}
