@@ -232,26 +232,19 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public synchronized void updateSettings(ConnectionPoolSettings settings) {
 		ConnectionPoolSettings previous = this.settings;
-		int threads = 0;
 		if (this.workers instanceof ThreadPoolExecutor executor) {
-			// Platform workers, in proportion to the connections (see WorkerThreads): more before a
-			// larger pool hands out more, fewer after a smaller one stopped.
-			threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
-			if (threads > executor.getMaximumPoolSize()) {
-				executor.setMaximumPoolSize(threads);
-				executor.setCorePoolSize(threads);
-			}
+			// Platform workers, in proportion to the connections (see WorkerThreads), set before
+			// a larger pool hands out more. The core may never exceed the most: lowered first,
+			// raised last.
+			int threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
+			executor.setCorePoolSize(Math.min(threads, executor.getCorePoolSize()));
+			executor.setMaximumPoolSize(threads);
+			executor.setCorePoolSize(threads);
 		}
 		this.settings = settings;
 		this.pool.setConfig(config(settings));
-		if (this.workers instanceof ThreadPoolExecutor executor && threads < executor.getMaximumPoolSize()) {
-			executor.setCorePoolSize(threads);
-			executor.setMaximumPoolSize(threads);
-		}
+		trimIdle(settings.maxSize());
 		int added = settings.maxSize() - previous.maxSize();
-		if (added < 0) {
-			this.shrunk = true;
-		}
 		if (added > 0) {
 			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
 			// for each of them the new room allows. The asynchronous ones are served by a drain.
@@ -266,6 +259,27 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				}
 			});
 			signal();
+		}
+	}
+
+	/**
+	 * Closes idle connections while the pool holds more than its size, as after it was made
+	 * smaller: Commons Pool hands out an idle connection whatever its limit. With none idle left
+	 * and still more out than the size, those out are closed as they come back ({@code shrunk}).
+	 */
+	private void trimIdle(int maxSize) {
+		while (this.pool.getNumIdle() + this.pool.getNumActive() > maxSize) {
+			Handle<T> idle;
+			try {
+				// Never a new connection: the pool is over its size.
+				idle = this.pool.borrowObject(Duration.ZERO);
+			}
+			catch (Exception ex) {
+				// None idle.
+				this.shrunk = true;
+				return;
+			}
+			invalidateQuietly(idle);
 		}
 	}
 
