@@ -232,26 +232,19 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public synchronized void updateSettings(ConnectionPoolSettings settings) {
 		ConnectionPoolSettings previous = this.settings;
-		int threads = 0;
 		if (this.workers instanceof ThreadPoolExecutor executor) {
-			// Platform workers, in proportion to the connections (see WorkerThreads): more before a
-			// larger pool hands out more, fewer after a smaller one stopped.
-			threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
-			if (threads > executor.getMaximumPoolSize()) {
-				executor.setMaximumPoolSize(threads);
-				executor.setCorePoolSize(threads);
-			}
+			// Platform workers, in proportion to the connections (see WorkerThreads), set before
+			// a larger pool hands out more. The core may never exceed the most: lowered first,
+			// raised last.
+			int threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
+			executor.setCorePoolSize(Math.min(threads, executor.getCorePoolSize()));
+			executor.setMaximumPoolSize(threads);
+			executor.setCorePoolSize(threads);
 		}
 		this.settings = settings;
 		this.pool.setConfig(config(settings));
-		if (this.workers instanceof ThreadPoolExecutor executor && threads < executor.getMaximumPoolSize()) {
-			executor.setCorePoolSize(threads);
-			executor.setMaximumPoolSize(threads);
-		}
+		trimIdle(settings.maxSize());
 		int added = settings.maxSize() - previous.maxSize();
-		if (added < 0) {
-			this.shrunk = true;
-		}
 		if (added > 0) {
 			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
 			// for each of them the new room allows. The asynchronous ones are served by a drain.
@@ -266,6 +259,27 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				}
 			});
 			signal();
+		}
+	}
+
+	/**
+	 * Closes idle connections while the pool holds more than its size, as after it was made
+	 * smaller: Commons Pool hands out an idle connection whatever its limit. With none idle left
+	 * and still more out than the size, those out are closed as they come back ({@code shrunk}).
+	 */
+	private void trimIdle(int maxSize) {
+		while (this.pool.getNumIdle() + this.pool.getNumActive() > maxSize) {
+			Handle<T> idle;
+			try {
+				// Never a new connection: the pool is over its size.
+				idle = this.pool.borrowObject(Duration.ZERO);
+			}
+			catch (Exception ex) {
+				// None idle.
+				this.shrunk = true;
+				return;
+			}
+			invalidateQuietly(idle);
 		}
 	}
 
@@ -507,7 +521,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/**
 	 * Hands connections to waiting checkouts while both are there.
-	 * @return {@code false} if the borrowing thread was interrupted, as the pool closes
+	 * @return {@code false} if the borrowing thread was interrupted as the pool closes
 	 */
 	private boolean serve() {
 		while (true) {
@@ -519,14 +533,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			try {
 				handle = borrowNow();
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
 			catch (Exception | Error ex) {
+				if (ex instanceof InterruptedException && this.borrower.isShutdown()) {
+					// Closing interrupted this thread (it shuts the borrower down first): stop here,
+					// keeping the interrupt; closing fails the checkouts still waiting.
+					Thread.currentThread().interrupt();
+					return false;
+				}
 				// The factory could not make a connection: the first in the queue sees its exception.
-				// An Error too, or it would end the borrowing thread's drain with its signals left
-				// counted, and no later checkout would be served.
+				// An InterruptedException of the factory's own too (nothing but closing interrupts
+				// this thread), and an Error, or either would end the borrowing thread's drain with
+				// its signals left counted, and no later checkout would be served.
 				first.fail(this.pool.isClosed() ? closed() : ex);
 				continue;
 			}

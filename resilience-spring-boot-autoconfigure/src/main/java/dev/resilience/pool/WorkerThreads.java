@@ -1,10 +1,8 @@
 package dev.resilience.pool;
 
 import java.lang.reflect.Method;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
@@ -47,21 +45,18 @@ final class WorkerThreads {
 	 */
 	static ExecutorService create(String pool, int maxSize) {
 		Method virtual = VIRTUAL_THREAD_PER_TASK;
-		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize, new HandOffQueue());
+		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize);
 	}
 
-	static ExecutorService bounded(String pool, int threads) {
-		return bounded(pool, threads, new LinkedBlockingQueue<>());
-	}
-
-	private static ExecutorService bounded(String pool, int threads, BlockingQueue<Runnable> queue) {
+	private static ExecutorService bounded(String pool, int threads) {
 		AtomicInteger count = new AtomicInteger();
 		ThreadFactory factory = (task) -> {
 			Thread thread = new Thread(task, "resilience-pool-" + pool + "-" + count.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		};
-		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, queue, factory);
+		ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS, new HandOffQueue(),
+				factory);
 		executor.allowCoreThreadTimeOut(true);
 		return executor;
 	}

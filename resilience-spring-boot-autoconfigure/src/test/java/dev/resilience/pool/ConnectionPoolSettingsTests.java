@@ -90,29 +90,18 @@ class ConnectionPoolSettingsTests {
 	}
 
 	@Test
-	void boundedWorkerThreadsAreNamedDaemonsThatEndWhenIdle() throws Exception {
-		ExecutorService executor = WorkerThreads.bounded("llm", 3);
+	void aPoolGetsTwiceItsSizeInNamedDaemonThreadsThatEndWhenIdleOnJava17() throws Exception {
+		ExecutorService executor = WorkerThreads.create("llm", 4);
 		try {
-			ThreadPoolExecutor threads = (ThreadPoolExecutor) executor;
-			assertThat(threads.getMaximumPoolSize()).isEqualTo(3);
-			assertThat(threads.getCorePoolSize()).isEqualTo(3);
-			assertThat(threads.allowsCoreThreadTimeOut()).isTrue();
-			assertThat(threads.getKeepAliveTime(TimeUnit.SECONDS)).isEqualTo(30);
 			Thread worker = executor.submit(Thread::currentThread).get(10, TimeUnit.SECONDS);
-			assertThat(worker.getName()).isEqualTo("resilience-pool-llm-1");
-			assertThat(worker.isDaemon()).isTrue();
-		}
-		finally {
-			executor.shutdownNow();
-		}
-	}
-
-	@Test
-	void aPoolGetsTwiceItsSizeInThreadsOnJava17() {
-		ExecutorService executor = WorkerThreads.create("p", 4);
-		try {
 			if (Runtime.version().feature() < 21) {
-				assertThat(((ThreadPoolExecutor) executor).getMaximumPoolSize()).isEqualTo(8);
+				ThreadPoolExecutor threads = (ThreadPoolExecutor) executor;
+				assertThat(threads.getMaximumPoolSize()).isEqualTo(8);
+				assertThat(threads.getCorePoolSize()).isEqualTo(8);
+				assertThat(threads.allowsCoreThreadTimeOut()).isTrue();
+				assertThat(threads.getKeepAliveTime(TimeUnit.SECONDS)).isEqualTo(30);
+				assertThat(worker.getName()).isEqualTo("resilience-pool-llm-1");
+				assertThat(worker.isDaemon()).isTrue();
 			}
 			else {
 				assertThat(executor).isNotInstanceOf(ThreadPoolExecutor.class);

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -215,7 +216,7 @@ class ConnectionPoolTests {
 	@Test
 	void workQueuedForAThreadPastTheDeadlineNeverRunsAndItsConnectionGoesBackUnused() throws Exception {
 		// One worker thread, held by hung work of another pool sharing nothing but that thread.
-		ExecutorService oneThread = WorkerThreads.bounded("q", 1);
+		ExecutorService oneThread = oneThread("q");
 		try {
 			Hang hang = hang();
 			oneThread.execute(hang::hang);
@@ -241,7 +242,7 @@ class ConnectionPoolTests {
 
 	@Test
 	void theInterruptOfAbandonedWorkDoesNotReachTheNextWorkOnItsThread() throws Exception {
-		ExecutorService oneThread = WorkerThreads.bounded("u", 1);
+		ExecutorService oneThread = oneThread("u");
 		try {
 			DeadlinePool<Integer> pool = track(new DeadlinePool<>("u", this.factory,
 					ConnectionPoolSettings.builder().build(), Ticker.system(), List.of(),
@@ -553,7 +554,7 @@ class ConnectionPoolTests {
 
 	@Test
 	void theConnectionIsNotCurrentOnTheWorkerThreadAfterTheCall() throws Exception {
-		ExecutorService oneThread = WorkerThreads.bounded("r", 1);
+		ExecutorService oneThread = oneThread("r");
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("r", this.factory, ConnectionPoolSettings.builder().build(),
 				Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), oneThread));
 		assertThat(call(pool, LONG, (connection) -> pool.current())).isEqualTo(1);
@@ -564,7 +565,7 @@ class ConnectionPoolTests {
 
 	@Test
 	void aPoolWhoseThreadsAreShutDownReturnsTheConnectionAndRefusesTheCall() {
-		ExecutorService shutDown = WorkerThreads.bounded("s", 1);
+		ExecutorService shutDown = oneThread("s");
 		shutDown.shutdown();
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("s", this.factory, ConnectionPoolSettings.builder().build(),
 				Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), shutDown));
@@ -575,7 +576,7 @@ class ConnectionPoolTests {
 
 	@Test
 	void aPoolThatCannotMakeItsMinIdleConnectionsShutsItsThreadsDown() {
-		ExecutorService threads = WorkerThreads.bounded("t", 1);
+		ExecutorService threads = oneThread("t");
 		assertThatIllegalStateException().isThrownBy(() -> new DeadlinePool<Integer>("t", () -> {
 			throw new IOException("no route");
 		}, ConnectionPoolSettings.builder().minIdle(1).build(), Ticker.system(), List.of(),
@@ -675,6 +676,15 @@ class ConnectionPoolTests {
 
 			})
 			.build());
+	}
+
+	/** One daemon worker thread, named as a pool's own on Java 17, for a pool given its executor. */
+	private static ThreadPoolExecutor oneThread(String pool) {
+		return new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), (task) -> {
+			Thread thread = new Thread(task, "resilience-pool-" + pool + "-1");
+			thread.setDaemon(true);
+			return thread;
+		});
 	}
 
 	private static List<String> poolThreads(String pool) {

@@ -263,29 +263,78 @@ class DeadlinePoolEdgeTests {
 	}
 
 	@Test
-	void aBorrowingThreadInterruptedWhileMakingAConnectionKeepsItsInterrupt() {
-		AtomicBoolean interrupt = new AtomicBoolean(true);
-		ConnectionFactory<Integer> connections = new ConnectionFactory<>() {
+	void anInterruptedExceptionOfTheFactoryFailsOneCheckoutAndTheNextAreStillServed() {
+		// Thrown by the factory itself (a connect that was interrupted elsewhere): nobody interrupted
+		// the borrowing thread, and the pool is not closing.
+		InterruptedException interrupted = new InterruptedException("connect interrupted");
+		AtomicInteger creates = new AtomicInteger();
+		ConnectionFactory<Integer> connections = () -> {
+			if (creates.incrementAndGet() == 1) {
+				throw interrupted;
+			}
+			return creates.get();
+		};
+		DeadlinePool<Integer> pool = pool(2, connections, ManualScheduler.direct(), ManualScheduler.direct(),
+				WorkerThreads.create("p", 2));
+		CompletableFuture<ConnectionLease<Integer>> first = pool.checkoutAsync(TIMEOUT);
+		// The borrowing "thread" is this one: it was not interrupted, and is not now.
+		assertThat(Thread.interrupted()).isFalse();
+		this.scheduler.runDue();
+		assertThat(failure(first, InterruptedException.class)).isSameAs(interrupted);
+		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
+		CompletableFuture<ConnectionLease<Integer>> third = pool.checkoutAsync(TIMEOUT);
+		this.scheduler.runDue();
+		assertThat(second).isCompleted();
+		assertThat(third).isCompleted();
+		assertThat(second.join().connection()).isEqualTo(2);
+		assertThat(third.join().connection()).isEqualTo(3);
+		// The failed creation took no place: both are out, none waits.
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(2, 2, 0, 0, 0));
+		assertThat(second.join().release(null)).isTrue();
+		assertThat(third.join().release(null)).isTrue();
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(2, 0, 2, 0, 0));
+		assertThat(creates).hasValue(3);
+		assertThat(this.events).containsExactly("checkout ACQUIRED", "checkout ACQUIRED", "operation SUCCESS",
+				"operation SUCCESS");
+	}
+
+	@Test
+	void aBorrowingThreadInterruptedAsThePoolClosesStopsAndKeepsItsInterrupt() {
+		AtomicReference<DeadlinePool<Integer>> closing = new AtomicReference<>();
+		ExecutorService borrower = new DirectExecutor() {
 
 			@Override
-			public Integer create() throws Exception {
-				if (interrupt.getAndSet(false)) {
-					throw new InterruptedException("closing");
+			public void execute(Runnable task) {
+				if (isShutdown()) {
+					throw new RejectedExecutionException("shut down");
 				}
-				return 1;
+				task.run();
 			}
 
 			@Override
-			public void destroy(Integer connection) {
+			public List<Runnable> shutdownNow() {
+				// As ParkingThread, interrupts the thread that borrows: here the one closing the pool.
+				List<Runnable> left = super.shutdownNow();
+				Thread.currentThread().interrupt();
+				return left;
 			}
 
 		};
-		DeadlinePool<Integer> pool = pool(1, connections, ManualScheduler.direct(), ManualScheduler.direct(),
+		ConnectionFactory<Integer> connections = () -> {
+			// The pool closes while a connection is being made, which an interrupt ends.
+			closing.get().close();
+			Thread.sleep(TIMEOUT.toMillis());
+			return 1;
+		};
+		DeadlinePool<Integer> pool = pool(1, connections, borrower, ManualScheduler.direct(),
 				WorkerThreads.create("p", 1));
+		closing.set(pool);
 		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);
 		// The borrowing "thread" is this one: it stopped borrowing and kept its interrupt.
 		assertThat(Thread.interrupted()).isTrue();
-		assertThat(checkout).isNotDone();
+		this.scheduler.runDue();
+		assertThat(failure(checkout, IllegalStateException.class)).hasMessage("Pool 'p' is closed");
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 0, 0, 0));
 	}
 
 	@Test
