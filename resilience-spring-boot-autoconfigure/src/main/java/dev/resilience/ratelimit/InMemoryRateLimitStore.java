@@ -217,8 +217,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
 		KeyState state = state(key);
-		if (state.slots == null) {
+		KeyState.Slots slots = state.slots;
+		if (slots == null) {
 			return decideBucket(state, key, cost, 0, null);
+		}
+		if (slots.soleWindow != null) {
+			return decideSoleWindow(state, key, cost);
 		}
 		while (true) {
 			RateLimitDecision decision = decideSlots(state, key, cost, 0, true, null);
@@ -328,6 +332,65 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 			return describe(settings, key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
 		}
+	}
+
+	/**
+	 * Decides a call without a wait of a key whose only constraint is one window, as
+	 * {@link #decideSlots} does (under the key's monitor, the same window operations in the same
+	 * order), but without what that general path computes for buckets, several windows and
+	 * permits.
+	 * <p>
+	 * Speed: this is the exact window's hot path (issue 14), so it does only what one window
+	 * needs. The window's work is in {@link #takeFromSoleWindow}, which returns a number, and the
+	 * decision is built at one place, outside the monitor. On JDK 17 the decision (72 B) and its
+	 * quota array (32 B) are still allocated: the JIT compiles the limiter's {@code tryAcquire}
+	 * with all of this inlined into one method too big to inline into its caller, so the decision
+	 * escapes as a return value and cannot be scalar-replaced (seen with {@code -prof gc} and
+	 * {@code -XX:+PrintInlining}).
+	 */
+	private RateLimitDecision decideSoleWindow(KeyState state, String key, long cost) {
+		while (true) {
+			RateLimiterSettings settings = this.settings;
+			WindowSettings windowSettings = settings.windows().get(0);
+			boolean retired;
+			long now = 0;
+			long retryAfterNanos = 0;
+			long remaining = 0;
+			long nanosUntilMore = 0;
+			synchronized (state) {
+				retired = state.retired;
+				if (!retired) {
+					SlidingWindow window = Objects.requireNonNull(Objects.requireNonNull(state.slots).soleWindow);
+					now = this.clock.read();
+					retryAfterNanos = takeFromSoleWindow(state, window, windowSettings, now, cost);
+					remaining = window.remaining(windowSettings, now);
+					nanosUntilMore = window.nanosUntilMore(windowSettings, now);
+				}
+			}
+			if (!retired) {
+				return RateLimitDecision.of(this.limiterName, key, retryAfterNanos == 0, 0, retryAfterNanos, false, 0,
+						settings, now, null, new long[] { remaining, nanosUntilMore });
+			}
+			state = replace(key, state);
+		}
+	}
+
+	/**
+	 * Admits a call at {@code now} into a key's only window if it has room; the caller holds the
+	 * key's monitor.
+	 * @return 0 when admitted, else how long until the window would admit it (positive)
+	 */
+	private static long takeFromSoleWindow(KeyState state, SlidingWindow window, WindowSettings settings, long now,
+			long cost) {
+		window.prune(settings, now);
+		long at = window.availableAt(settings, now, cost);
+		if (at != now) {
+			return at - now; // a window admits nobody before "now"
+		}
+		KeyState.Slots slots = Objects.requireNonNull(state.slots);
+		window.add(settings, now, cost, ++slots.admissions);
+		state.used(now, ACCESS_TOLERANCE_NANOS);
+		return 0;
 	}
 
 	/** A decision of a key with windows or permits; the caller holds the key's monitor. */

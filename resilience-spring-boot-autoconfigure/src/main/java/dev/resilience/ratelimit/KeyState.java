@@ -120,6 +120,13 @@ final class KeyState {
 
 		final @Nullable Leases leases;
 
+		/**
+		 * The window when it is the key's only constraint (no token bucket, no permits), else
+		 * {@code null}: such a key is decided by a shorter path (see
+		 * {@link InMemoryRateLimitStore#tryAcquire}).
+		 */
+		final @Nullable SlidingWindow soleWindow;
+
 		/** The sequence number of the last admitted call, which names its window entries and lease. */
 		long admissions;
 
@@ -144,6 +151,8 @@ final class KeyState {
 				this.windows = null;
 			}
 			this.leases = (settings.maxConcurrent() > 0) ? new Leases() : null;
+			this.soleWindow = (windowCount == 1 && this.leases == null && settings.tokenBucket() == null)
+					? this.windows[0] : null;
 		}
 
 		int inFlight() {

@@ -344,6 +344,66 @@ class InMemoryRateLimitStoreTests {
 		assertThat(store.heldKeys()).isEqualTo(1);
 	}
 
+	@Test
+	void tryAcquireOfAKeyWithOneWindowAloneDecidesExactlyAsAReservationWithoutWait() {
+		for (WindowAlgorithm algorithm : WindowAlgorithm.values()) {
+			RateLimiterSettings settings = RateLimiterSettings.builder()
+				.window(6, Duration.ofMillis(100))
+				.windowAlgorithm(algorithm)
+				.build();
+			InMemoryRateLimitStore trying = store(settings);
+			InMemoryRateLimitStore reserving = store(settings);
+			long[] costs = { 1, 3, 2, 6, 1, 1, 4, 2 };
+			for (int step = 0; step < 60; step++) {
+				if (step % 20 == 7) {
+					// a reservation ahead of now: calls without a wait queue behind it
+					RateLimitDecision first = trying.reserve("a", 2, Duration.ofMillis(300).toNanos()).getDecision();
+					RateLimitDecision second = reserving.reserve("a", 2, Duration.ofMillis(300).toNanos()).getDecision();
+					assertThat(first.toString()).isEqualTo(second.toString());
+				}
+				long cost = costs[step % costs.length];
+				RateLimitDecision tried = trying.tryAcquire("a", cost);
+				RateLimitDecision reserved = reserving.reserve("a", cost, 0).getDecision();
+				assertThat(tried.toString()).as("%s at step %d", algorithm, step).isEqualTo(reserved.toString());
+				assertThat(tried.getRetryAfter()).isEqualTo(reserved.getRetryAfter());
+				assertThat(tried.getRemaining()).isEqualTo(reserved.getRemaining());
+				assertThat(tried.getLimit()).isEqualTo(reserved.getLimit());
+				this.ticker.advance(Duration.ofMillis(13 * (step % 5)));
+			}
+		}
+	}
+
+	@Test
+	void onlyAKeyWithOneWindowAndNothingElseTakesTheShorterPath() {
+		Duration second = Duration.ofSeconds(1);
+		assertThat(store(RateLimiterSettings.builder().window(5, second).build()).state("a").slots.soleWindow)
+			.isNotNull();
+		assertThat(store(RateLimiterSettings.builder().window(5, second).window(50, Duration.ofMinutes(1)).build())
+			.state("a").slots.soleWindow).isNull();
+		assertThat(store(RateLimiterSettings.builder().window(5, second).maxConcurrent(2, second).build()).state("a").slots.soleWindow)
+			.isNull();
+		assertThat(store(RateLimiterSettings.builder()
+			.window(5, second)
+			.tokenBucket(5, 5, second, RefillStrategy.GREEDY)
+			.build()).state("a").slots.soleWindow).isNull();
+	}
+
+	@Test
+	void tryAcquireOnARetiredKeyWithOneWindowIsDecidedOnTheKeyFoundAgain() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(3, Duration.ofHours(1)).build());
+		KeyState held = store.state("a");
+		assertThat(store.tryAcquire("a", 3).isPermitted()).isTrue();
+		// retired while still in the map, as a sweep or an eviction leaves it before removing it
+		synchronized (held) {
+			held.retired = true;
+		}
+		RateLimitDecision decision = store.tryAcquire("a", 1);
+		assertThat(decision.isPermitted()).isTrue();
+		assertThat(decision.getRemaining()).isEqualTo(2);
+		assertThat(store.state("a")).isNotSameAs(held);
+		assertThat(store.heldKeys()).isEqualTo(1);
+	}
+
 	private String take(InMemoryRateLimitStore store, String key) {
 		RateLimitDecision decision = store.reserve(key, 1, 0).getDecision();
 		return (decision.isPermitted() ? "ok " : "error ") + decision.getRemaining();
