@@ -340,7 +340,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * order), but without what that general path computes for buckets, several windows and
 	 * permits.
 	 * <p>
-	 * Speed: this is the exact window's hot path (issue 14), so it does only what one window
+	 * Speed: this is the exact window's hot path, so it does only what one window
 	 * needs. The window's work is in {@link #takeFromSoleWindow}, which returns a number, and the
 	 * decision is built at one place, outside the monitor. On JDK 17 the decision (72 B) and its
 	 * quota array (32 B) are still allocated: the JIT compiles the limiter's {@code tryAcquire}
