@@ -88,36 +88,71 @@ elseif window_count > 0 then
 		return total
 	end
 
-	-- Only at now: entries leave oldest first. When every entry cost 1 (heavy:i is 0), the count
-	-- removed is the cost freed, without reading the entries.
+	-- Only at now: entries leave oldest first, so none has while the oldest is in the window.
+	-- Entries that left stay at the head of the set, counted by stale:i, until STALE of them have
+	-- gathered: a decision that frees one reads the few entries after the stale ones, which tell
+	-- what left and which entry is now the oldest, with one command instead of a removal and a
+	-- read.
+	local READ, STALE = 4, 16
+
 	prune = function(i)
 		local held = h['held:' .. i] or 0
 		if held == 0 then
 			return
 		end
 		local cutoff = now - periods[i]
+		local oldest = h['oldest:' .. i]
+		if oldest and oldest > cutoff then
+			return
+		end
+		local key = KEYS[1 + i]
 		if h['latest:' .. i] <= cutoff then
 			-- every entry has left; the set expires about now, or has
-			redis.call('DEL', KEYS[1 + i])
+			redis.call('DEL', key)
 			put('held:' .. i, 0)
 			put('heavy:' .. i, 0)
+			put('oldest:' .. i, nil)
+			put('stale:' .. i, 0)
 			return
 		end
 		local heavy = h['heavy:' .. i] or 0
-		local freed
-		if heavy == 0 then
-			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
-		else
-			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
-			if #gone == 0 then
-				return
+		local stale = h['stale:' .. i] or 0
+		local entries = redis.call('ZRANGE', key, stale, stale + READ - 1, 'WITHSCORES')
+		local left, freed = 0, 0
+		oldest = nil
+		for j = 1, #entries, 2 do
+			local time = tonumber(entries[j + 1])
+			if time > cutoff then
+				oldest = time
+				break
 			end
-			freed = cost_of(gone)
-			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
-			put('heavy:' .. i, heavy - (freed - #gone))
+			left = left + 1
+			freed = freed + entry_cost(entries[j])
 		end
-		if freed > 0 then
+		if oldest then
+			stale = stale + left
+			if stale >= STALE then
+				redis.call('ZREMRANGEBYRANK', key, 0, stale - 1)
+				stale = 0
+			end
+		else
+			-- READ or more left at once: remove every entry that left, counting those not counted yet
+			if heavy == 0 then
+				freed = redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff) - stale
+				left = freed
+			else
+				local gone = redis.call('ZRANGEBYSCORE', key, '-inf', cutoff, 'LIMIT', stale, -1)
+				freed = cost_of(gone)
+				left = #gone
+				redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
+			end
+			stale = 0 -- and the oldest is read when asked (window_until_more)
+		end
+		put('stale:' .. i, stale)
+		put('oldest:' .. i, oldest)
+		if left > 0 then
 			put('held:' .. i, held - freed)
+			put('heavy:' .. i, heavy - (freed - left))
 		end
 	end
 
@@ -129,7 +164,8 @@ elseif window_count > 0 then
 			return start
 		end
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', KEYS[1 + i], 0, target - 1, 'WITHSCORES')
+		local stale = h['stale:' .. i] or 0
+		local entries = redis.call('ZRANGE', KEYS[1 + i], stale, stale + target - 1, 'WITHSCORES')
 		local freed = 0
 		for j = 1, #entries, 2 do
 			freed = freed + entry_cost(entries[j])
@@ -143,8 +179,9 @@ elseif window_count > 0 then
 	window_remaining = function(i, at)
 		local used = h['held:' .. i] or 0
 		if at > now and used > 0 then
-			-- entries admitted by at - period will have left by then
-			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', at - periods[i]))
+			-- entries in the window now, admitted by at - period, will have left by then
+			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', now - periods[i]),
+				at - periods[i]))
 		end
 		return math.max(0, limits[i] - used)
 	end
@@ -156,15 +193,21 @@ elseif window_count > 0 then
 		local oldest
 		if at == now then
 			-- pruned at now: the oldest entry is in the window
-			oldest = redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')
+			oldest = h['oldest:' .. i]
+			if not oldest then
+				local stale = h['stale:' .. i] or 0
+				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], stale, stale, 'WITHSCORES')[2])
+				put('oldest:' .. i, oldest)
+			end
 		else
-			oldest = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
+			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
 				'WITHSCORES', 'LIMIT', 0, 1)
+			if #first == 0 then
+				return 0
+			end
+			oldest = tonumber(first[2])
 		end
-		if #oldest == 0 then
-			return 0
-		end
-		return math.max(0, tonumber(oldest[2]) + periods[i] - at)
+		return math.max(0, oldest + periods[i] - at)
 	end
 end
 
@@ -210,10 +253,6 @@ local function reply(status, seen_at, waited, retry_after, limited, sequence)
 end
 
 if concurrency_full or wait > max_wait or not commit then
-	-- nothing taken: only what left the windows is written, the expiry stays
-	if #changes > 0 then
-		redis.call('HSET', state_key, unpack(changes))
-	end
 	local permitted = not concurrency_full and wait <= max_wait
 	local retry_after = 0
 	if not permitted then
@@ -232,7 +271,13 @@ if concurrency_full or wait > max_wait or not commit then
 			retry_after = math.max(wait, math.min(math.max(estimate, 1000), oldest + lease_timeout - now))
 		end
 	end
-	return reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
+	local result = reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
+	-- nothing taken: only what left the windows (and the oldest entry read) is written, the
+	-- expiry stays (a new key has no fields to change: its windows are empty)
+	if dirty then
+		redis.call('SET', state_key, encode(), 'KEEPTTL')
+	end
+	return result
 end
 
 if capacity > 0 then
@@ -264,7 +309,11 @@ if window_count > 0 or lease_key then
 			end
 		else
 			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
-			put('held:' .. i, (h['held:' .. i] or 0) + cost)
+			local held = h['held:' .. i] or 0
+			if held == 0 then
+				put('oldest:' .. i, at)
+			end
+			put('held:' .. i, held + cost)
 			if cost > 1 then
 				put('heavy:' .. i, (h['heavy:' .. i] or 0) + cost - 1)
 			end
@@ -276,5 +325,7 @@ if window_count > 0 or lease_key then
 		in_flight = in_flight + 1
 	end
 end
+-- the reply first: it may read an exact window's oldest entry, which finish() then stores
+local result = reply(1, at, wait, 0, false, sequence)
 finish(true)
-return reply(1, at, wait, 0, false, sequence)
+return result

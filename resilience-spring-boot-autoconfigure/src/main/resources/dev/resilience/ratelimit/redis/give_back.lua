@@ -13,10 +13,9 @@ local tokens_before = tonumber(ARGV[CALL + 6]) -- the bucket before the call
 local updated_before = tonumber(ARGV[CALL + 7])
 local version_before = tonumber(ARGV[CALL + 8])
 
-if redis.call('EXISTS', state_key) == 0 then
+if not load() then
 	return { 1 } -- everything expired: the key is as new, nothing to give back
 end
-load()
 
 -- the most tokens the bucket can have earned from one time to another
 local function most_earned_between(from, to)
@@ -76,14 +75,33 @@ for i = 1, window_count do
 				end
 			end
 		end
-	elseif redis.call('ZREM', KEYS[1 + i], string.format('%d:%d', sequence, cost)) == 1 then
-		put('held:' .. i, h['held:' .. i] - cost)
-		if cost > 1 then
-			put('heavy:' .. i, h['heavy:' .. i] - (cost - 1))
-		end
-		if at == h['latest:' .. i] then
-			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
-			put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
+	else
+		local key, member = KEYS[1 + i], string.format('%d:%d', sequence, cost)
+		local rank = redis.call('ZRANK', key, member)
+		local stale = h['stale:' .. i] or 0
+		if rank and rank < stale then
+			-- it left the window already, and was counted out then
+			redis.call('ZREM', key, member)
+			put('stale:' .. i, stale - 1)
+		elseif rank then
+			redis.call('ZREM', key, member)
+			local held = h['held:' .. i] - cost
+			put('held:' .. i, held)
+			if cost > 1 then
+				put('heavy:' .. i, h['heavy:' .. i] - (cost - 1))
+			end
+			if held == 0 and stale > 0 then
+				-- only entries that left remain: an empty window has an empty set
+				redis.call('DEL', key)
+				put('stale:' .. i, 0)
+			end
+			if at == h['latest:' .. i] then
+				local latest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
+				put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
+			end
+			if at == h['oldest:' .. i] then
+				put('oldest:' .. i, nil) -- read when next asked
+			end
 		end
 	end
 end
