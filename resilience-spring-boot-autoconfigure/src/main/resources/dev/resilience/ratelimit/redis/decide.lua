@@ -88,13 +88,9 @@ elseif window_count > 0 then
 		return total
 	end
 
-	-- Only at now: entries leave oldest first, so none has while the oldest is in the window.
-	-- Entries that left stay at the head of the set, counted by stale:i, until STALE of them have
-	-- gathered: a decision that frees one reads the few entries after the stale ones, which tell
-	-- what left and which entry is now the oldest, with one command instead of a removal and a
-	-- read.
-	local READ, STALE = 4, 16
-
+	-- Only at now: entries leave oldest first, so none has while the oldest is in the window. When
+	-- every entry cost 1 (heavy:i is 0), the count removed is the cost freed, without reading the
+	-- entries. What is the oldest after a removal is read when asked (window_until_more).
 	prune = function(i)
 		local held = h['held:' .. i] or 0
 		if held == 0 then
@@ -105,54 +101,30 @@ elseif window_count > 0 then
 		if oldest and oldest > cutoff then
 			return
 		end
-		local key = KEYS[1 + i]
 		if h['latest:' .. i] <= cutoff then
 			-- every entry has left; the set expires about now, or has
-			redis.call('DEL', key)
+			redis.call('DEL', KEYS[1 + i])
 			put('held:' .. i, 0)
 			put('heavy:' .. i, 0)
 			put('oldest:' .. i, nil)
-			put('stale:' .. i, 0)
 			return
 		end
 		local heavy = h['heavy:' .. i] or 0
-		local stale = h['stale:' .. i] or 0
-		local entries = redis.call('ZRANGE', key, stale, stale + READ - 1, 'WITHSCORES')
-		local left, freed = 0, 0
-		oldest = nil
-		for j = 1, #entries, 2 do
-			local time = tonumber(entries[j + 1])
-			if time > cutoff then
-				oldest = time
-				break
-			end
-			left = left + 1
-			freed = freed + entry_cost(entries[j])
-		end
-		if oldest then
-			stale = stale + left
-			if stale >= STALE then
-				redis.call('ZREMRANGEBYRANK', key, 0, stale - 1)
-				stale = 0
-			end
+		local freed
+		if heavy == 0 then
+			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
 		else
-			-- READ or more left at once: remove every entry that left, counting those not counted yet
-			if heavy == 0 then
-				freed = redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff) - stale
-				left = freed
-			else
-				local gone = redis.call('ZRANGEBYSCORE', key, '-inf', cutoff, 'LIMIT', stale, -1)
-				freed = cost_of(gone)
-				left = #gone
-				redis.call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
+			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			if #gone == 0 then
+				return
 			end
-			stale = 0 -- and the oldest is read when asked (window_until_more)
+			freed = cost_of(gone)
+			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			put('heavy:' .. i, heavy - (freed - #gone))
 		end
-		put('stale:' .. i, stale)
-		put('oldest:' .. i, oldest)
-		if left > 0 then
+		if freed > 0 then
 			put('held:' .. i, held - freed)
-			put('heavy:' .. i, heavy - (freed - left))
+			put('oldest:' .. i, nil)
 		end
 	end
 
@@ -164,8 +136,7 @@ elseif window_count > 0 then
 			return start
 		end
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local stale = h['stale:' .. i] or 0
-		local entries = redis.call('ZRANGE', KEYS[1 + i], stale, stale + target - 1, 'WITHSCORES')
+		local entries = redis.call('ZRANGE', KEYS[1 + i], 0, target - 1, 'WITHSCORES')
 		local freed = 0
 		for j = 1, #entries, 2 do
 			freed = freed + entry_cost(entries[j])
@@ -179,9 +150,8 @@ elseif window_count > 0 then
 	window_remaining = function(i, at)
 		local used = h['held:' .. i] or 0
 		if at > now and used > 0 then
-			-- entries in the window now, admitted by at - period, will have left by then
-			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', now - periods[i]),
-				at - periods[i]))
+			-- entries admitted by at - period will have left by then
+			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', at - periods[i]))
 		end
 		return math.max(0, limits[i] - used)
 	end
@@ -195,8 +165,7 @@ elseif window_count > 0 then
 			-- pruned at now: the oldest entry is in the window
 			oldest = h['oldest:' .. i]
 			if not oldest then
-				local stale = h['stale:' .. i] or 0
-				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], stale, stale, 'WITHSCORES')[2])
+				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')[2])
 				put('oldest:' .. i, oldest)
 			end
 		else

@@ -75,33 +75,17 @@ for i = 1, window_count do
 				end
 			end
 		end
-	else
-		local key, member = KEYS[1 + i], string.format('%d:%d', sequence, cost)
-		local rank = redis.call('ZRANK', key, member)
-		local stale = h['stale:' .. i] or 0
-		if rank and rank < stale then
-			-- it left the window already, and was counted out then
-			redis.call('ZREM', key, member)
-			put('stale:' .. i, stale - 1)
-		elseif rank then
-			redis.call('ZREM', key, member)
-			local held = h['held:' .. i] - cost
-			put('held:' .. i, held)
-			if cost > 1 then
-				put('heavy:' .. i, h['heavy:' .. i] - (cost - 1))
-			end
-			if held == 0 and stale > 0 then
-				-- only entries that left remain: an empty window has an empty set
-				redis.call('DEL', key)
-				put('stale:' .. i, 0)
-			end
-			if at == h['latest:' .. i] then
-				local latest = redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')
-				put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
-			end
-			if at == h['oldest:' .. i] then
-				put('oldest:' .. i, nil) -- read when next asked
-			end
+	elseif redis.call('ZREM', KEYS[1 + i], string.format('%d:%d', sequence, cost)) == 1 then
+		put('held:' .. i, h['held:' .. i] - cost)
+		if cost > 1 then
+			put('heavy:' .. i, h['heavy:' .. i] - (cost - 1))
+		end
+		if at == h['latest:' .. i] then
+			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
+			put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
+		end
+		if at == h['oldest:' .. i] then
+			put('oldest:' .. i, nil) -- read when next asked
 		end
 	end
 end

@@ -26,15 +26,12 @@
 --                  hold                       how long a permit is typically held (Retry-After)
 --                  exact window i             held:i the cost of its entries, heavy:i the part of
 --                                             it above one per entry, latest:i its newest entry's
---                                             time, oldest:i the oldest in the window's (not set:
---                                             unknown), stale:i how many entries that left the
---                                             window are still at the head of the set
+--                                             time, oldest:i its oldest entry's (not set: unknown)
 --                  counter window i           start:i, previous:i, current:i, admitted:i (the
 --                                             latest admission), undo:i the latest admission's
 --                                             sequence and undo-start:i, undo-previous:i,
 --                                             undo-current:i, undo-admitted:i the window before it
--- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time;
---                empty when held:i is 0
+-- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
 --
 -- ARGV starts with the limiter's settings (ScriptArguments.Setting), the same for every call; the
@@ -80,7 +77,6 @@ for i = 1, window_count do
 		fields[#fields + 1] = 'heavy:' .. i
 		fields[#fields + 1] = 'latest:' .. i
 		fields[#fields + 1] = 'oldest:' .. i
-		fields[#fields + 1] = 'stale:' .. i
 	end
 end
 -- What the fields are: a state stored under other settings of another shape (a limiter changed
@@ -255,7 +251,6 @@ local function finish(windows_changed)
 				put('held:' .. i, 0)
 				put('heavy:' .. i, 0)
 				put('oldest:' .. i, nil)
-				put('stale:' .. i, 0)
 			end
 			if windows_changed or until_empty <= now then
 				expire(KEYS[1 + i], until_empty)
