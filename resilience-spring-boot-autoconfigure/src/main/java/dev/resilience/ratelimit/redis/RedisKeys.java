@@ -18,7 +18,7 @@ import dev.resilience.ratelimit.WindowAlgorithm;
  * key of one (limiter, key) pair shares the tag, so Redis Cluster keeps them in one slot and runs
  * the multi-key script.
  * <p>
- * Parts: {@code s} the state hash, {@code w1}, {@code w2}, ... one sorted set per exact window,
+ * Parts: {@code s} the state (a string of packed numbers), {@code w1}, {@code w2}, ... one sorted set per exact window,
  * {@code l} the leases.
  */
 final class RedisKeys {

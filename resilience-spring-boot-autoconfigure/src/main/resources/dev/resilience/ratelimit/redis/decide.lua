@@ -88,19 +88,25 @@ elseif window_count > 0 then
 		return total
 	end
 
-	-- Only at now: entries leave oldest first. When every entry cost 1 (heavy:i is 0), the count
-	-- removed is the cost freed, without reading the entries.
+	-- Only at now: entries leave oldest first, so none has while the oldest is in the window. When
+	-- every entry cost 1 (heavy:i is 0), the count removed is the cost freed, without reading the
+	-- entries. What is the oldest after a removal is read when asked (window_until_more).
 	prune = function(i)
 		local held = h['held:' .. i] or 0
 		if held == 0 then
 			return
 		end
 		local cutoff = now - periods[i]
+		local oldest = h['oldest:' .. i]
+		if oldest and oldest > cutoff then
+			return
+		end
 		if h['latest:' .. i] <= cutoff then
 			-- every entry has left; the set expires about now, or has
 			redis.call('DEL', KEYS[1 + i])
 			put('held:' .. i, 0)
 			put('heavy:' .. i, 0)
+			put('oldest:' .. i, nil)
 			return
 		end
 		local heavy = h['heavy:' .. i] or 0
@@ -118,6 +124,7 @@ elseif window_count > 0 then
 		end
 		if freed > 0 then
 			put('held:' .. i, held - freed)
+			put('oldest:' .. i, nil)
 		end
 	end
 
@@ -156,15 +163,20 @@ elseif window_count > 0 then
 		local oldest
 		if at == now then
 			-- pruned at now: the oldest entry is in the window
-			oldest = redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')
+			oldest = h['oldest:' .. i]
+			if not oldest then
+				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')[2])
+				put('oldest:' .. i, oldest)
+			end
 		else
-			oldest = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
+			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
 				'WITHSCORES', 'LIMIT', 0, 1)
+			if #first == 0 then
+				return 0
+			end
+			oldest = tonumber(first[2])
 		end
-		if #oldest == 0 then
-			return 0
-		end
-		return math.max(0, tonumber(oldest[2]) + periods[i] - at)
+		return math.max(0, oldest + periods[i] - at)
 	end
 end
 
@@ -210,10 +222,6 @@ local function reply(status, seen_at, waited, retry_after, limited, sequence)
 end
 
 if concurrency_full or wait > max_wait or not commit then
-	-- nothing taken: only what left the windows is written, the expiry stays
-	if #changes > 0 then
-		redis.call('HSET', state_key, unpack(changes))
-	end
 	local permitted = not concurrency_full and wait <= max_wait
 	local retry_after = 0
 	if not permitted then
@@ -232,7 +240,13 @@ if concurrency_full or wait > max_wait or not commit then
 			retry_after = math.max(wait, math.min(math.max(estimate, 1000), oldest + lease_timeout - now))
 		end
 	end
-	return reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
+	local result = reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
+	-- nothing taken: only what left the windows (and the oldest entry read) is written, the
+	-- expiry stays (a new key has no fields to change: its windows are empty)
+	if dirty then
+		redis.call('SET', state_key, encode(), 'KEEPTTL')
+	end
+	return result
 end
 
 if capacity > 0 then
@@ -264,7 +278,11 @@ if window_count > 0 or lease_key then
 			end
 		else
 			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
-			put('held:' .. i, (h['held:' .. i] or 0) + cost)
+			local held = h['held:' .. i] or 0
+			if held == 0 then
+				put('oldest:' .. i, at)
+			end
+			put('held:' .. i, held + cost)
 			if cost > 1 then
 				put('heavy:' .. i, (h['heavy:' .. i] or 0) + cost - 1)
 			end
@@ -276,5 +294,7 @@ if window_count > 0 or lease_key then
 		in_flight = in_flight + 1
 	end
 end
+-- the reply first: it may read an exact window's oldest entry, which finish() then stores
+local result = reply(1, at, wait, 0, false, sequence)
 finish(true)
-return reply(1, at, wait, 0, false, sequence)
+return result

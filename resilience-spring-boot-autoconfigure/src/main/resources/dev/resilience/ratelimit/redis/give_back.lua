@@ -13,10 +13,9 @@ local tokens_before = tonumber(ARGV[CALL + 6]) -- the bucket before the call
 local updated_before = tonumber(ARGV[CALL + 7])
 local version_before = tonumber(ARGV[CALL + 8])
 
-if redis.call('EXISTS', state_key) == 0 then
+if not load() then
 	return { 1 } -- everything expired: the key is as new, nothing to give back
 end
-load()
 
 -- the most tokens the bucket can have earned from one time to another
 local function most_earned_between(from, to)
@@ -84,6 +83,9 @@ for i = 1, window_count do
 		if at == h['latest:' .. i] then
 			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
 			put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
+		end
+		if at == h['oldest:' .. i] then
+			put('oldest:' .. i, nil) -- read when next asked
 		end
 	end
 end

@@ -10,10 +10,14 @@
 --
 -- Speed: Redis runs one script at a time, so the server's time per call caps a hot key for every
 -- instance together. Per call, each redis.call costs about as much as the arithmetic of a
--- decision, and each function defined costs a closure; so the state is one hash read with one
--- HMGET and written with one HSET, and functions are defined only for what the limiter has.
+-- decision (and INFO commandstats counts it twice: in its own line and in the script's), and each
+-- function defined costs a closure; so the state is one string, read with one GET and written
+-- with its expiry by one SET ... PX (a hash took HMGET, HSET and PEXPIRE), and functions are
+-- defined only for what the limiter has.
 --
--- KEYS[1]        the state hash, fields:
+-- KEYS[1]        the state: one string, struct.pack'ed doubles (exact for these integers), the
+--                limiter's shape (see below) then the fields of `fields` in order, NaN for a field
+--                not set; a state of another shape is taken for none. The fields:
 --                  tokens, updated, version   the token bucket: tokens at a time (a time in the
 --                                             future is a reservation), and its version, counted
 --                                             up by every change, for an exact give-back
@@ -21,7 +25,8 @@
 --                                             call's window entries and lease
 --                  hold                       how long a permit is typically held (Retry-After)
 --                  exact window i             held:i the cost of its entries, heavy:i the part of
---                                             it above one per entry, latest:i its newest entry
+--                                             it above one per entry, latest:i its newest entry's
+--                                             time, oldest:i its oldest entry's (not set: unknown)
 --                  counter window i           start:i, previous:i, current:i, admitted:i (the
 --                                             latest admission), undo:i the latest admission's
 --                                             sequence and undo-start:i, undo-previous:i,
@@ -48,7 +53,7 @@ local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
 
--- The state's fields, read once; the changes, written once by finish().
+-- The state's fields, read once by load(); the changes, written with the expiry by finish().
 local fields = {}
 if capacity > 0 then
 	fields = { 'tokens', 'updated', 'version' }
@@ -71,24 +76,52 @@ for i = 1, window_count do
 		fields[#fields + 1] = 'held:' .. i
 		fields[#fields + 1] = 'heavy:' .. i
 		fields[#fields + 1] = 'latest:' .. i
+		fields[#fields + 1] = 'oldest:' .. i
 	end
 end
+-- What the fields are: a state stored under other settings of another shape (a limiter changed
+-- between restarts on the same key-prefix) is not read as this one.
+local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0) + ((counters and window_count > 0) and 4 or 0)
+	+ 8 * window_count
+local format = '<' .. string.rep('d', #fields + 1)
+local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}
-local changes = {}
+local dirty = false
 
+-- Reads the state; whether there is one.
 local function load()
-	if #fields > 0 then
-		local stored = redis.call('HMGET', state_key, unpack(fields))
-		for i = 1, #fields do
-			h[fields[i]] = tonumber(stored[i])
+	local stored = redis.call('GET', state_key)
+	if not stored or #stored ~= 8 * (#fields + 1) then
+		return false
+	end
+	local values = { struct.unpack(format, stored) }
+	if values[1] ~= shape then
+		return false
+	end
+	for i = 1, #fields do
+		local value = values[i + 1]
+		if value == value then
+			h[fields[i]] = value
 		end
 	end
+	return true
+end
+
+local function encode()
+	local values = { shape }
+	for i = 1, #fields do
+		local value = h[fields[i]]
+		if value == nil then
+			value = NONE
+		end
+		values[i + 1] = value
+	end
+	return struct.pack(format, unpack(values))
 end
 
 local function put(field, value)
 	h[field] = value
-	changes[#changes + 1] = field
-	changes[#changes + 1] = value -- a field put twice: HSET keeps the last
+	dirty = true
 end
 
 -- floor(a / b) and ceil(a / b) for integers 0 <= a < 2^53, b > 0, exact despite doubles
@@ -195,7 +228,7 @@ local function expire(key, horizon)
 	end
 end
 
--- Writes the changes and sets every key's expiry; windows_changed: whether the exact windows'
+-- Writes the state and sets every key's expiry; windows_changed: whether the exact windows'
 -- newest entries may have changed (else their keys keep their expiry).
 local function finish(windows_changed)
 	local horizon = now
@@ -217,6 +250,7 @@ local function finish(windows_changed)
 				-- every entry has left the window
 				put('held:' .. i, 0)
 				put('heavy:' .. i, 0)
+				put('oldest:' .. i, nil)
 			end
 			if windows_changed or until_empty <= now then
 				expire(KEYS[1 + i], until_empty)
@@ -236,10 +270,7 @@ local function finish(windows_changed)
 		redis.call('DEL', state_key)
 		return
 	end
-	if #changes > 0 then
-		redis.call('HSET', state_key, unpack(changes))
-	end
-	redis.call('PEXPIRE', state_key, cdiv(horizon - now, 1000))
+	redis.call('SET', state_key, encode(), 'PX', cdiv(horizon - now, 1000))
 end
 
 -- Returns a lease, if it is still held: used, it updates the typical hold.

@@ -2,8 +2,7 @@
 -- long it was held.
 local sequence = ARGV[CALL] -- the call's number, its lease's member
 
-if redis.call('EXISTS', state_key) == 1 then
-	load()
+if load() then
 	return_lease(sequence, true)
 	finish(false)
 end

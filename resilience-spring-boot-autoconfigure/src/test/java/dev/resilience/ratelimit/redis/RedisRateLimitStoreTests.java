@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit.redis;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -7,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitDecision.Quota;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -14,6 +18,8 @@ import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreContractTests;
 import dev.resilience.ratelimit.WindowAlgorithm;
+
+import io.lettuce.core.SetArgs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -174,6 +180,92 @@ class RedisRateLimitStoreTests {
 		List<?> reply = runner.run(RedisScriptRunner.Script.DECIDE, keys.keys("k"), arguments.decide(true, 1, 0, 1), TimeUnit.SECONDS.toNanos(5)).get();
 		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
 		assertThat(server.keys(this.prefix + "late:*")).isEmpty();
+	}
+
+	@Test
+	void exactWindowCountsEveryEntryUntilItsOldestLeavesAndPrunesItThen() {
+		// The script prunes only once the oldest entry can have left: decisions before then must
+		// still count both entries, and the first after it must free exactly the one that left.
+		RateLimiter limiter = limiter("boundary", RateLimiterSettings.builder().window(2, Duration.ofSeconds(2)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		StoreContractTests.sleep(1000);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		RateLimitDecision rejected = null;
+		for (int i = 0; i < 5; i++) {
+			rejected = limiter.tryAcquire("k", 1);
+			assertThat(rejected.isPermitted()).isFalse();
+			assertThat(rejected.getRemaining()).isZero();
+		}
+		// the first entry leaves in under a second: that is when more comes, and no sooner
+		assertThat(rejected.getRetryAfter()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(rejected.getQuotas().get(0).reset()).isEqualTo(rejected.getRetryAfter());
+		StoreContractTests.sleep(rejected.getRetryAfter().toMillis() + 20);
+		RateLimitDecision third = limiter.tryAcquire("k", 1);
+		assertThat(third.isPermitted()).isTrue();
+		// the oldest now is the second call's, which leaves about a second later
+		assertThat(third.getRemaining()).isZero();
+		assertThat(third.getQuotas().get(0).reset()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
+	void exactWindowWhoseOldestCallIsGivenBackTellsWhenTheNextOneLeaves() {
+		RateLimiter limiter = limiter("oldest", RateLimiterSettings.builder().window(3, Duration.ofSeconds(2)));
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(first.getDecision().isPermitted()).isTrue();
+		StoreContractTests.sleep(800);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		first.cancel();
+		Quota window = limiter.inspect("k").getQuotas().get(0);
+		assertThat(window.remaining()).isEqualTo(2);
+		// the second call's entry, two seconds after it, not the given-back first one's
+		assertThat(window.reset()).isGreaterThan(Duration.ofMillis(1200)).isLessThanOrEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void rejectedCallThatFreesWindowEntriesKeepsTheStateExpiry() {
+		RateLimiter limiter = limiter("kept", RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(5, Duration.ofMillis(200)));
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isTrue();
+		StoreContractTests.sleep(300);
+		// the window's entry has left (written), the bucket rejects (nothing taken)
+		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
+		assertThat(rejected.isPermitted()).isFalse();
+		assertThat(rejected.getQuotas().get(1).remaining()).isEqualTo(5);
+		assertThat(server.keys(this.prefix + "kept:*")).singleElement().satisfies((key) -> {
+			assertThat(key).endsWith(":s");
+			// two tokens at one an hour
+			assertThat(server.commands().pttl(key)).isPositive().isLessThanOrEqualTo(Duration.ofHours(2).toMillis());
+		});
+	}
+
+	@Test
+	void stateOfAnotherShapeIsTakenForNone() throws Exception {
+		RateLimiterSettings.Builder bucket = RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.GREEDY);
+		byte[] state = new RedisKeys(this.prefix, "shaped", bucket.store(RedisRateLimitStore.TYPE).build())
+			.keys("k")[0];
+		List<String> time = server.commands().time();
+		double now = Long.parseLong(time.get(0)) * 1_000_000.0 + Long.parseLong(time.get(1));
+		// shape 1: a token bucket alone, then its tokens, time and version
+		server.connect().set(state, doubles(1, 0, now, 1), SetArgs.Builder.px(60_000)).get();
+		RateLimiter limiter = limiter("shaped", bucket);
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+		// as long, but marked with the shape of a token bucket and one counter window: not this one's
+		server.connect().set(state, doubles(1 + 4 + 8, 0, now, 1), SetArgs.Builder.px(60_000)).get();
+		RateLimitDecision fresh = limiter.tryAcquire("k", 1);
+		assertThat(fresh.isPermitted()).isTrue();
+		assertThat(fresh.getRemaining()).isEqualTo(4);
+	}
+
+	/** A state as the scripts pack it: little-endian doubles. */
+	private static byte[] doubles(double... values) {
+		ByteBuffer buffer = ByteBuffer.allocate(8 * values.length).order(ByteOrder.LITTLE_ENDIAN);
+		for (double value : values) {
+			buffer.putDouble(value);
+		}
+		return buffer.array();
 	}
 
 }
