@@ -1,6 +1,11 @@
 package dev.resilience.autoconfigure.web;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
@@ -17,6 +22,8 @@ import org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -24,14 +31,20 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimited;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
@@ -187,6 +200,98 @@ class RateLimitMvcTests {
 		});
 	}
 
+	@Test
+	void rejectionAnsweredWithoutMvcResolutionShouldEqualMvcsAnswer() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/greeting")).andExpect(status().isOk());
+			// Time stands still: both rejections see the same state. "*/*" is answered by the
+			// resolver; an explicit problem+json goes through MVC's @ExceptionHandler resolution.
+			MockHttpServletResponse fast = mvc.perform(get("/greeting").accept(MediaType.ALL)).andReturn().getResponse();
+			MockHttpServletResponse mvcs = mvc.perform(get("/greeting").accept(MediaType.APPLICATION_PROBLEM_JSON))
+				.andReturn()
+				.getResponse();
+			assertThat(fast.getStatus()).isEqualTo(429);
+			assertThat(fast.getStatus()).isEqualTo(mvcs.getStatus());
+			assertThat(fast.getContentAsString()).isEqualTo(mvcs.getContentAsString());
+			assertThat(fast.getContentType()).isEqualTo(mvcs.getContentType());
+			assertThat(fast.getHeaderNames()).containsExactlyElementsOf(withContentLength(mvcs.getHeaderNames()));
+			for (String name : mvcs.getHeaderNames()) {
+				assertThat(fast.getHeaders(name)).as(name).isEqualTo(mvcs.getHeaders(name));
+			}
+			assertThat(fast.getContentLength()).isEqualTo(fast.getContentAsByteArray().length);
+		});
+	}
+
+	@Test
+	void resolverShouldAnswerARejectionOnlyWhereMvcWouldUseTheStartersHandler() {
+		this.contextRunner.withUserConfiguration(LocalHandlerController.class).run((context) -> {
+			HandlerExceptionResolver resolver = context.getBean(RateLimitExceptionResolver.class);
+			RateLimitExceededException rejection = rejection(context);
+			HandlerMethod greeting = handlerMethod(context.getBean(GreetingController.class), "greeting");
+			MockHttpServletResponse answered = new MockHttpServletResponse();
+			assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/greeting"), answered, greeting,
+					rejection))
+				.isNotNull();
+			assertThat(answered.getStatus()).isEqualTo(429);
+			assertThat(answered.getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON_VALUE);
+			assertThat(answered.getContentAsString()).contains("\"instance\":\"/greeting\"")
+				.contains("\"limiter\":\"greeting\"");
+			MockHttpServletRequest xml = new MockHttpServletRequest("GET", "/greeting");
+			xml.addHeader("Accept", "application/xml");
+			assertThat(resolver.resolveException(xml, new MockHttpServletResponse(), greeting, rejection)).isNull();
+			assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/local"),
+					new MockHttpServletResponse(), handlerMethod(context.getBean(LocalHandlerController.class), "local"),
+					rejection))
+				.isNull();
+			assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/greeting"),
+					new MockHttpServletResponse(), greeting, new IllegalStateException("other")))
+				.isNull();
+		});
+	}
+
+	@Test
+	void resolverShouldLeaveRejectionsToAUsersAdvice() {
+		this.contextRunner.withUserConfiguration(OwnAdvice.class).run((context) -> {
+			HandlerExceptionResolver resolver = context.getBean(RateLimitExceptionResolver.class);
+			assertThat(resolver.resolveException(new MockHttpServletRequest("GET", "/greeting"),
+					new MockHttpServletResponse(), handlerMethod(context.getBean(GreetingController.class), "greeting"),
+					rejection(context)))
+				.isNull();
+		});
+	}
+
+	@Test
+	void controllersOwnExceptionHandlerShouldWin() {
+		this.contextRunner.withUserConfiguration(LocalHandlerController.class)
+			.run((context) -> mockMvc(context).perform(get("/local"))
+				.andExpect(status().isServiceUnavailable())
+				.andExpect(content().string("local: greeting"))
+				.andExpect(header().doesNotExist("Retry-After")));
+	}
+
+	private static RateLimitExceededException rejection(AssertableWebApplicationContext context) {
+		RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("greeting");
+		limiter.tryAcquire("", 1);
+		RateLimitDecision decision = limiter.tryAcquire("", 1);
+		assertThat(decision.isPermitted()).isFalse();
+		return new RateLimitExceededException(decision, false);
+	}
+
+	private static HandlerMethod handlerMethod(Object controller, String name) {
+		Method method = Arrays.stream(controller.getClass().getDeclaredMethods())
+			.filter((candidate) -> candidate.getName().equals(name))
+			.findFirst()
+			.orElseThrow();
+		return new HandlerMethod(controller, method);
+	}
+
+	private static List<String> withContentLength(Collection<String> names) {
+		List<String> all = new ArrayList<>(names);
+		all.add(all.indexOf("Content-Type") + 1, "Content-Length");
+		return all;
+	}
+
 	private static MockMvc mockMvc(AssertableWebApplicationContext context) {
 		return MockMvcBuilders.webAppContextSetup(context).build();
 	}
@@ -256,6 +361,28 @@ class RateLimitMvcTests {
 		@RateLimited("concurrent")
 		public String concurrent(Supplier<String> body) {
 			return body.get();
+		}
+
+	}
+
+	@RestController
+	static class LocalHandlerController {
+
+		private final GreetingService service;
+
+		LocalHandlerController(GreetingService service) {
+			this.service = service;
+		}
+
+		@GetMapping("/local")
+		String local() {
+			this.service.greet("one");
+			return this.service.greet("two");
+		}
+
+		@ExceptionHandler(RateLimitExceededException.class)
+		ResponseEntity<String> busy(RateLimitExceededException ex) {
+			return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body("local: " + ex.getLimiterName());
 		}
 
 	}
