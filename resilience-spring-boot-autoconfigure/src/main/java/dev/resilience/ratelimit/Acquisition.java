@@ -172,6 +172,18 @@ final class Acquisition {
 		}
 	}
 
+	/**
+	 * Moves the start of a single request back to when its driver asked for its first decision,
+	 * before this acquisition was made: budgets and waits count from then.
+	 * @param start when the call started, on the ticker
+	 */
+	void startedAt(long start) {
+		if (this.phase != Phase.SINGLE || this.action != Action.RESERVE) {
+			throw new IllegalStateException("cannot move the start while " + this.action + " in " + this.phase);
+		}
+		this.start = start;
+	}
+
 	/** The same limiter and key twice would wait for its own permit and count one call twice. */
 	private static void checkDistinct(List<RateLimitRequest> requests) {
 		for (int i = 0; i < requests.size(); i++) {

@@ -42,6 +42,9 @@ final class AsyncAcquisition {
 
 	private final Acquisition acquisition;
 
+	/** The first decision, asked before this driver started; taken by the first reservation step. */
+	private @Nullable CompletableFuture<Reservation> firstDecision;
+
 	/** Whether a step owns the acquisition; guarded by this. */
 	private boolean running = true;
 
@@ -77,7 +80,40 @@ final class AsyncAcquisition {
 		catch (RuntimeException | Error ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+		return drive(acquisition, scheduler, null);
+	}
+
+	/**
+	 * Goes on with a single request whose decision was asked already, on the caller's thread, as
+	 * if the call had started at {@code start} and asked it as its first step.
+	 * @param acquirer tells the listeners
+	 * @param ticker the clock
+	 * @param permitWaitClock bounds the waits for a returned permit
+	 * @param requests the one request
+	 * @param scheduler runs the waits and the continuations
+	 * @param start when the call started, on the ticker, before its decision was asked
+	 * @param decided the decision asked for the request, with its whole budget
+	 * @return the permit, when admitted; every outcome completes it
+	 */
+	static CompletableFuture<Permit> takeOver(RateLimitAcquirer acquirer, Ticker ticker, Ticker permitWaitClock,
+			List<RateLimitRequest> requests, ScheduledExecutorService scheduler, long start,
+			CompletableFuture<Reservation> decided) {
+		Acquisition acquisition;
+		try {
+			acquisition = new Acquisition(acquirer, ticker, permitWaitClock, requests, AsyncAcquisition::giveBack);
+			acquisition.startedAt(start);
+		}
+		catch (RuntimeException | Error ex) {
+			decided.thenAccept(AsyncAcquisition::giveBack);
+			return CompletableFuture.failedFuture(ex);
+		}
+		return drive(acquisition, scheduler, decided);
+	}
+
+	private static CompletableFuture<Permit> drive(Acquisition acquisition, ScheduledExecutorService scheduler,
+			@Nullable CompletableFuture<Reservation> firstDecision) {
 		AsyncAcquisition driver = new AsyncAcquisition(acquisition, scheduler);
+		driver.firstDecision = firstDecision;
 		driver.result.whenComplete((permit, ex) -> {
 			if (ex != null) {
 				driver.cancelled();
@@ -94,9 +130,15 @@ final class AsyncAcquisition {
 			while (true) {
 				switch (acquisition.action()) {
 					case RESERVE -> {
-						RateLimitRequest request = acquisition.request();
-						CompletableFuture<Reservation> decided = request.limiter()
-							.reserveAsync(request.key(), request.cost(), acquisition.reserveWait());
+						CompletableFuture<Reservation> decided = this.firstDecision;
+						if (decided != null) {
+							this.firstDecision = null;
+						}
+						else {
+							RateLimitRequest request = acquisition.request();
+							decided = request.limiter()
+								.reserveAsync(request.key(), request.cost(), acquisition.reserveWait());
+						}
 						if (decided.isDone()) {
 							// Decided at once, on this thread (an in-memory store): go on here.
 							Reservation reservation;

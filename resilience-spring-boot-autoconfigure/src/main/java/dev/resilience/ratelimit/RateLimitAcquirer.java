@@ -111,7 +111,40 @@ final class RateLimitAcquirer {
 	 * @return the permit, when admitted; never thrown, every outcome completes it
 	 */
 	CompletableFuture<Permit> acquireAsync(List<RateLimitRequest> requests, ScheduledExecutorService scheduler) {
+		if (requests.size() == 1 && scheduler != null) {
+			return acquireOneAsync(requests, scheduler);
+		}
 		return AsyncAcquisition.start(this, this.ticker, this.permitWaitClock, requests, scheduler);
+	}
+
+	/**
+	 * One limiter, the common case: its decision is asked here, on the caller's thread. A call it
+	 * admits at once (an in-memory store with room) is over: no driver, no future chained, its
+	 * decision published as it is, as {@link Acquisition#admit()} does for such a call. Any other
+	 * outcome (a slot to wait for, a rejection, a decision still on its way from a remote store)
+	 * is driven by an {@link AsyncAcquisition} that takes this decision over.
+	 */
+	private CompletableFuture<Permit> acquireOneAsync(List<RateLimitRequest> requests,
+			ScheduledExecutorService scheduler) {
+		RateLimitRequest request = requests.get(0);
+		long start = this.ticker.read();
+		CompletableFuture<Reservation> decided;
+		try {
+			decided = request.limiter().reserveAsync(request.key(), request.cost(), request.maxWait());
+		}
+		catch (RuntimeException | Error ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		Reservation reservation = (decided.isDone() && !decided.isCompletedExceptionally()) ? decided.getNow(null)
+				: null;
+		if (reservation != null) {
+			RateLimitDecision decision = reservation.getDecision();
+			if (decision.isPermitted() && decision.getWait().isZero()) {
+				publish(request.limiter(), decision);
+				return CompletableFuture.completedFuture(new Permit(List.of(reservation), Duration.ZERO));
+			}
+		}
+		return AsyncAcquisition.takeOver(this, this.ticker, this.permitWaitClock, requests, scheduler, start, decided);
 	}
 
 	private void sleep(Acquisition acquisition) {

@@ -88,6 +88,40 @@ class AcquireAsyncTests {
 	}
 
 	@Test
+	void aSingleCallThatHasToWaitIsDecidedOnceAndCountsItsWaitFromBeforeTheDecision() {
+		AtomicInteger reservations = new AtomicInteger();
+		RateLimiter limiter = registry().store("slow", (name, settings, ticker) -> new ForwardingStore("slow",
+				new InMemoryRateLimitStore(name, settings, ticker)) {
+
+			@Override
+			public Reservation reserve(String key, long cost, long maxWaitNanos) {
+				reservations.incrementAndGet();
+				Reservation reservation = super.reserve(key, cost, maxWaitNanos);
+				// a decision that takes 5 ms, as a remote store's round trip would
+				AcquireAsyncTests.this.ticker.advance(Duration.ofMillis(5));
+				return reservation;
+			}
+
+		}).limiter("api", RateLimiterSettings.builder().store("slow").window(1, Duration.ofSeconds(1)).build())
+			.build()
+			.get("api");
+		limiter.acquire("k", 1, Duration.ZERO);
+		this.decisions.clear();
+		reservations.set(0);
+
+		CompletableFuture<Permit> waiting = limiter.acquireAsync("k", 1, Duration.ofSeconds(5), this.scheduler);
+
+		assertThat(waiting).isNotDone();
+		assertThat(this.scheduler.delays()).containsExactly(Duration.ofSeconds(1));
+		this.scheduler.runAll();
+		assertThat(reservations).hasValue(1);
+		// the slot was 1 s from the decision, which began 5 ms before the wait was scheduled
+		assertThat(waiting.getNow(null).getWaited()).isEqualTo(Duration.ofMillis(1005));
+		assertThat(this.decisions).singleElement()
+			.satisfies((decision) -> assertThat(decision.getWait()).isEqualTo(Duration.ofMillis(1005)));
+	}
+
+	@Test
 	void aRejectionCompletesExceptionallyWithTheBlockingFormsExceptionAndEvents() {
 		RateLimiterSettings settings = RateLimiterSettings.builder().window(1, Duration.ofSeconds(60)).build();
 		RateLimiter blocking = limiter(settings);

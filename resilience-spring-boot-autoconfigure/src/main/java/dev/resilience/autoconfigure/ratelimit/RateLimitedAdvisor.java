@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 
 import org.aopalliance.intercept.MethodInvocation;
@@ -10,6 +11,7 @@ import dev.resilience.autoconfigure.support.AnnotatedMethodAdvisor;
 import dev.resilience.autoconfigure.support.AsyncInvocation;
 import dev.resilience.autoconfigure.support.BindingInterceptor;
 import dev.resilience.autoconfigure.support.ReactorCalls;
+import dev.resilience.autoconfigure.support.Stages;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimited;
@@ -26,7 +28,9 @@ import dev.resilience.ratelimit.RateLimited;
  * A method returning a {@code CompletionStage} is invoked once its limiters admit the call, and
  * holds its permits until the stage completes; a {@code Mono} or {@code Flux} is decided on each
  * subscription and holds its permits until it terminates or is cancelled. A wait for a slot is
- * scheduled, never slept.
+ * scheduled, never slept. A call decided at once that holds nothing (no {@code max-concurrent})
+ * runs straight away: its stage is the method's own, its subscriber subscribes to the method's
+ * publisher, with nothing chained to give back.
  */
 public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod> {
 
@@ -53,17 +57,61 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 
 		@Override
 		public CompletableFuture<@Nullable Object> invokeAsync(AsyncInvocation invocation, RateLimitedMethod method) {
-			return invocation.proceedHolding(method.acquireAsync(invocation.getArguments(), invocation.getScheduler()),
-					(permit) -> record(invocation, permit), Permit::closeAsync);
+			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
+			if (decidedWithNothingToHold(acquiring, method)) {
+				try {
+					record(invocation, acquiring.getNow(null));
+				}
+				catch (CompletionException ex) {
+					return CompletableFuture.failedFuture(Stages.unwrap(ex));
+				}
+				return invocation.proceed();
+			}
+			return invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit), Permit::closeAsync);
+		}
+
+		@Override
+		public Object invokeMono(AsyncInvocation invocation, RateLimitedMethod method) {
+			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
+			if (decidedWithNothingToHold(acquiring, method)) {
+				try {
+					record(invocation, acquiring.getNow(null));
+				}
+				catch (CompletionException ex) {
+					return ReactorCalls.errorMono(Stages.unwrap(ex));
+				}
+				return invocation.proceedMono();
+			}
+			return ReactorCalls.fromFuture(invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit),
+					Permit::closeAsync));
 		}
 
 		@Override
 		public Object invokeFlux(AsyncInvocation invocation, RateLimitedMethod method) {
-			return ReactorCalls.fluxHolding(
-					() -> method.acquireAsync(invocation.getArguments(), invocation.getScheduler()), (permit) -> {
-						record(invocation, permit);
-						return invocation.proceedPublisher();
-					}, (permit, failure) -> permit.closeAsync(), Permit::closeAsync);
+			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
+			if (decidedWithNothingToHold(acquiring, method)) {
+				try {
+					record(invocation, acquiring.getNow(null));
+				}
+				catch (CompletionException ex) {
+					return ReactorCalls.errorFlux(Stages.unwrap(ex));
+				}
+				return invocation.proceedPublisher();
+			}
+			return ReactorCalls.fluxHolding(() -> acquiring, (permit) -> {
+				record(invocation, permit);
+				return invocation.proceedPublisher();
+			}, (permit, failure) -> permit.closeAsync(), Permit::closeAsync);
+		}
+
+		/**
+		 * The common case, run with nothing chained: the call was decided on this thread (admitted at
+		 * once, or rejected), and an admitted call holds nothing to give back when it ends, as no
+		 * limiter has {@code max-concurrent}. A call that waits, or holds a permit, is chained on its
+		 * admission and gives back when its outcome is known.
+		 */
+		private static boolean decidedWithNothingToHold(CompletableFuture<Permit> acquiring, RateLimitedMethod method) {
+			return acquiring.isDone() && !method.holdsPermits();
 		}
 
 		/** Tells a reactive web request the decisions, for its {@code RateLimit} header. */

@@ -24,9 +24,26 @@ public final class RateLimitedMethod {
 
 	private final List<Limit> limits;
 
+	/**
+	 * Whether an admitted call holds a concurrency permit until it ends: a limiter has
+	 * {@code max-concurrent}. Read once: a limiter's settings may change at run time, but not
+	 * whether it has {@code max-concurrent}.
+	 */
+	private final boolean holdsPermits;
+
 	RateLimitedMethod(RateLimiterRegistry registry, List<Limit> limits) {
 		this.registry = registry;
 		this.limits = List.copyOf(limits);
+		this.holdsPermits = limits.stream().anyMatch((limit) -> limit.limiter().getSettings().maxConcurrent() > 0);
+	}
+
+	/**
+	 * Whether an admitted call holds a concurrency permit to give back when it ends; without, its
+	 * permit holds nothing and closing it does nothing.
+	 * @return whether a limiter of the method has {@code max-concurrent}
+	 */
+	boolean holdsPermits() {
+		return this.holdsPermits;
 	}
 
 	/**

@@ -85,15 +85,10 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 		return switch (kind) {
 			case BLOCKING -> this.interceptor.invoke(invocation, binding);
 			case COMPLETION_STAGE -> invokeStage(invocation, binding, methods.scheduler());
-			case MONO -> ReactorCalls.mono((context) -> {
-				ContextSnapshot snapshot = CONTEXT.captureAll(context);
-				// The advice starts with the subscriber's context, as it would on the caller's thread:
-				// an observation it starts has the subscriber's as its parent.
-				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
-					return invokeAsync(new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context),
-							binding);
-				}
-			});
+			// The advice starts with the subscriber's context, as it would on the caller's thread: an
+			// observation it starts has the subscriber's as its parent.
+			case MONO -> ReactorCalls.mono(CONTEXT, (snapshot, context) -> invokeMono(
+					new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding));
 			case FLUX -> ReactorCalls.flux((context) -> {
 				ContextSnapshot snapshot = CONTEXT.captureAll(context);
 				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
@@ -121,6 +116,16 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 			}
 		});
 		return returned;
+	}
+
+	/** The advice of one subscription to a {@code Mono}, whose own failures fail the {@code Mono}. */
+	private Object invokeMono(AsyncInvocation invocation, B binding) {
+		try {
+			return this.interceptor.invokeMono(invocation, binding);
+		}
+		catch (RuntimeException | Error ex) {
+			return ReactorCalls.errorMono(ex);
+		}
 	}
 
 	/** The asynchronous advice, whose own failures (a key that does not evaluate, say) fail the future. */

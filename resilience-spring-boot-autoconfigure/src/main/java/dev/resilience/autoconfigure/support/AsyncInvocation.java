@@ -112,6 +112,25 @@ public final class AsyncInvocation {
 	}
 
 	/**
+	 * Returns the publisher the rest of the call gives for this subscription to a {@code Mono}, for
+	 * the subscriber to subscribe to directly: for an advice that has nothing left to do once the
+	 * call runs (see {@link BindingInterceptor#invokeMono}). What the invocation throws, or a
+	 * {@code null} the method returns, is the {@code Mono}'s failure. Only for
+	 * {@link ReturnKind#MONO}, and only from {@link BindingInterceptor#invokeMono}: it runs on the
+	 * subscribing thread, where the subscriber's context is set already.
+	 * @return the publisher, typed {@code Object} so that this class needs no Reactor
+	 */
+	public Object proceedMono() {
+		try {
+			Object publisher = publisher();
+			return (publisher != null) ? publisher : ReactorCalls.errorMono(returnedNull());
+		}
+		catch (Throwable ex) {
+			return ReactorCalls.errorMono(ex);
+		}
+	}
+
+	/**
 	 * Returns the {@code Flux} the rest of the call gives for one attempt, subscribed with the
 	 * subscriber's Reactor context: made on the first attempt, the same publisher again for each
 	 * later one. Only for {@link ReturnKind#FLUX}.
@@ -134,8 +153,7 @@ public final class AsyncInvocation {
 	 */
 	public CompletableFuture<@Nullable Object> toFuture(@Nullable Object value) {
 		if (value == null) {
-			return CompletableFuture.failedFuture(new IllegalStateException(AnnotationAttributeResolver.describe(
-					this.invocation.getMethod()) + " returned null instead of a " + this.kind.description()));
+			return CompletableFuture.failedFuture(returnedNull());
 		}
 		if (this.kind == ReturnKind.COMPLETION_STAGE) {
 			@SuppressWarnings("unchecked")
@@ -143,6 +161,11 @@ public final class AsyncInvocation {
 			return stage.toCompletableFuture();
 		}
 		return ReactorCalls.toFuture(value, this.reactorContext);
+	}
+
+	private IllegalStateException returnedNull() {
+		return new IllegalStateException(AnnotationAttributeResolver.describe(this.invocation.getMethod())
+				+ " returned null instead of a " + this.kind.description());
 	}
 
 	/**

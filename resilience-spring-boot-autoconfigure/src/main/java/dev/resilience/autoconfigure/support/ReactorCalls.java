@@ -1,16 +1,21 @@
 package dev.resilience.autoconfigure.support;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
@@ -32,13 +37,38 @@ public final class ReactorCalls {
 	}
 
 	/**
-	 * A {@code Mono} that, on each subscription, runs an advice's asynchronous form and emits its
-	 * outcome; cancelling the subscription cancels the advice's future.
-	 * @param advice runs the advice with the subscriber's Reactor context
+	 * A {@code Mono} that, on each subscription, runs an advice with the subscriber's context and
+	 * subscribes the subscriber to the publisher the advice gives: the method's own publisher when
+	 * nothing stands between (a call its limiters admit at once, with no permit to give back), or
+	 * one made of the advice's future ({@link #fromFuture}). The thread locals restored from the
+	 * subscriber's context stay set while the advice runs and while the subscriber subscribes to
+	 * that publisher, as they would be on the caller's thread.
+	 * @param context captures the subscriber's context
+	 * @param advice runs the advice for one subscription, told the captured context and the
+	 * subscriber's Reactor context; gives the publisher to subscribe to
 	 * @return the {@code Mono}
 	 */
-	static Object mono(Function<Object, CompletableFuture<@Nullable Object>> advice) {
-		return Mono.deferContextual((context) -> Mono.fromFuture(() -> advice.apply(context), false));
+	static Object mono(ContextSnapshotFactory context, BiFunction<ContextSnapshot, Object, Object> advice) {
+		return AdvisedMono.assemble(context, advice);
+	}
+
+	/**
+	 * A {@code Mono} that emits the outcome of a future; cancelling the subscription cancels the
+	 * future.
+	 * @param outcome the future
+	 * @return the {@code Mono}
+	 */
+	public static Object fromFuture(CompletableFuture<?> outcome) {
+		return Mono.fromFuture(outcome, false);
+	}
+
+	/**
+	 * A {@code Mono} that fails at once.
+	 * @param failure the failure
+	 * @return the {@code Mono}
+	 */
+	public static Object errorMono(Throwable failure) {
+		return Mono.error(failure);
 	}
 
 	/**
@@ -167,6 +197,48 @@ public final class ReactorCalls {
 
 	}
 
+	/**
+	 * The operator of {@link #mono}: what {@code Mono.deferContextual} does, except that the
+	 * subscription to the advice's publisher happens in the scope of the restored thread locals
+	 * (the advice's publisher is often the method's own, and what it does when subscribed sees the
+	 * caller's context), and that one scope serves the advice and the subscription.
+	 */
+	private static final class AdvisedMono extends Mono<Object> {
+
+		private final ContextSnapshotFactory context;
+
+		private final BiFunction<ContextSnapshot, Object, Object> advice;
+
+		private AdvisedMono(ContextSnapshotFactory context, BiFunction<ContextSnapshot, Object, Object> advice) {
+			this.context = context;
+			this.advice = advice;
+		}
+
+		static Mono<Object> assemble(ContextSnapshotFactory context,
+				BiFunction<ContextSnapshot, Object, Object> advice) {
+			return onAssembly(new AdvisedMono(context, advice));
+		}
+
+		@Override
+		public void subscribe(CoreSubscriber<? super Object> actual) {
+			Context subscriberContext = actual.currentContext();
+			ContextSnapshot snapshot = this.context.captureAll(subscriberContext);
+			try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
+				Publisher<Object> publisher;
+				try {
+					publisher = asPublisher(Objects.requireNonNull(this.advice.apply(snapshot, subscriberContext),
+							"the advice gave no publisher"));
+				}
+				catch (Throwable ex) {
+					Operators.error(actual, Operators.onOperatorError(ex, subscriberContext));
+					return;
+				}
+				publisher.subscribe(actual);
+			}
+		}
+
+	}
+
 	static <T> @Nullable T contextValue(Object context, Class<T> key) {
 		return ((ContextView) context).getOrDefault(key, null);
 	}
@@ -188,7 +260,12 @@ public final class ReactorCalls {
 		return (context != null) ? flux.contextWrite(Context.of((ContextView) context)) : flux;
 	}
 
-	static Object errorFlux(Throwable failure) {
+	/**
+	 * A {@code Flux} that fails at once.
+	 * @param failure the failure
+	 * @return the {@code Flux}
+	 */
+	public static Object errorFlux(Throwable failure) {
 		return Flux.error(failure);
 	}
 

@@ -77,6 +77,13 @@ class RateLimitedMethodAsyncTests {
 		}
 	}
 
+	@Test
+	void aMethodHoldsPermitsWhenOneOfItsLimitersHasMaxConcurrent() {
+		assertThat(method("fetch").holdsPermits()).isTrue();
+		assertThat(method("fetchStacked").holdsPermits()).isTrue();
+		assertThat(method("fetchGlobal").holdsPermits()).isFalse();
+	}
+
 	private RateLimitedMethod method(String name) {
 		try {
 			return this.methods.get(Client.class.getMethod(name, String.class), Client.class);
@@ -106,6 +113,11 @@ class RateLimitedMethodAsyncTests {
 		@RateLimited(name = "db", key = "#id")
 		@RateLimited(name = "global")
 		public String fetchStacked(String id) {
+			return id;
+		}
+
+		@RateLimited(name = "global")
+		public String fetchGlobal(String id) {
 			return id;
 		}
 
