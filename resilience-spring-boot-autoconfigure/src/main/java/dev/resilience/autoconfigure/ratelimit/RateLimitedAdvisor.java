@@ -59,13 +59,8 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		public CompletableFuture<@Nullable Object> invokeAsync(AsyncInvocation invocation, RateLimitedMethod method) {
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
-				try {
-					record(invocation, acquiring.getNow(null));
-				}
-				catch (CompletionException ex) {
-					return CompletableFuture.failedFuture(Stages.unwrap(ex));
-				}
-				return invocation.proceed();
+				Throwable rejection = recordDecided(invocation, acquiring);
+				return (rejection != null) ? CompletableFuture.failedFuture(rejection) : invocation.proceed();
 			}
 			return invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit), Permit::closeAsync);
 		}
@@ -74,13 +69,8 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		public Object invokeMono(AsyncInvocation invocation, RateLimitedMethod method) {
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
-				try {
-					record(invocation, acquiring.getNow(null));
-				}
-				catch (CompletionException ex) {
-					return ReactorCalls.errorMono(Stages.unwrap(ex));
-				}
-				return invocation.proceedMono();
+				Throwable rejection = recordDecided(invocation, acquiring);
+				return (rejection != null) ? ReactorCalls.errorMono(rejection) : invocation.proceedMono();
 			}
 			return ReactorCalls.fromFuture(invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit),
 					Permit::closeAsync));
@@ -90,13 +80,8 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		public Object invokeFlux(AsyncInvocation invocation, RateLimitedMethod method) {
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
-				try {
-					record(invocation, acquiring.getNow(null));
-				}
-				catch (CompletionException ex) {
-					return ReactorCalls.errorFlux(Stages.unwrap(ex));
-				}
-				return invocation.proceedPublisher();
+				Throwable rejection = recordDecided(invocation, acquiring);
+				return (rejection != null) ? ReactorCalls.errorFlux(rejection) : invocation.proceedPublisher();
 			}
 			return ReactorCalls.fluxHolding(() -> acquiring, (permit) -> {
 				record(invocation, permit);
@@ -112,6 +97,20 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		 */
 		private static boolean decidedWithNothingToHold(CompletableFuture<Permit> acquiring, RateLimitedMethod method) {
 			return acquiring.isDone() && !method.holdsPermits();
+		}
+
+		/**
+		 * Records the decisions of a call decided at once.
+		 * @return the rejection, or {@code null} when the call was admitted
+		 */
+		private static @Nullable Throwable recordDecided(AsyncInvocation invocation, CompletableFuture<Permit> decided) {
+			try {
+				record(invocation, decided.getNow(null));
+				return null;
+			}
+			catch (CompletionException ex) {
+				return Stages.unwrap(ex);
+			}
 		}
 
 		/** Tells a reactive web request the decisions, for its {@code RateLimit} header. */
