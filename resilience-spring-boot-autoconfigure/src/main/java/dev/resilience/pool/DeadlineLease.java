@@ -164,23 +164,22 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	 * Ends a held lease whose work was stopped midway, for {@link DeadlinePool#withConnectionAsync}:
 	 * as at the deadline, the connection is invalidated at once, which frees its place, but the
 	 * holder keeps its hold until it calls {@link #release} or {@link #invalidate}, since work that
-	 * was told to stop may still use the connection. No operation is recorded.
-	 * @return whether this call ended the lease
+	 * was told to stop may still use the connection. No operation is recorded. A lease not held
+	 * (never handed out, ended, or expired) is left as it is.
 	 */
-	boolean abandon() {
+	void abandon() {
 		Handle<T> held = this.handle;
 		if (held == null) {
-			return false;
+			return;
 		}
 		// Counted before the holder can see the lease abandoned, so the count never dips below zero.
 		this.pool.abandoned(1);
 		if (this.state.compareAndSet(HELD, EXPIRED)) {
 			cancelTimer();
 			this.pool.invalidateLater(held);
-			return true;
+			return;
 		}
 		this.pool.abandoned(-1);
-		return false;
 	}
 
 	/**
@@ -311,9 +310,8 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		while (true) {
 			int current = this.state.get();
 			if (current == WAITING) {
-				if (timeOut(elapsed)) {
-					return;
-				}
+				// Timed out, or moved on meanwhile: the next round sees which.
+				timeOut(elapsed);
 			}
 			else if (current == GRANTED) {
 				if (this.state.compareAndSet(GRANTED, ENDED)) {
@@ -340,9 +338,9 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 	}
 
-	private boolean timeOut(long waited) {
+	private void timeOut(long waited) {
 		if (!this.state.compareAndSet(WAITING, TIMED_OUT)) {
-			return false;
+			return;
 		}
 		cancelTimer();
 		this.pool.dequeued(this, true);
@@ -350,7 +348,6 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		CheckoutTimeoutException timeout = new CheckoutTimeoutException(this.pool.getName(), this.timeout,
 				Duration.ofNanos(waited));
 		this.pool.onScheduler(() -> this.checkout.completeExceptionally(timeout));
-		return true;
 	}
 
 	private OperationTimeoutException operationTimeout(long elapsed) {

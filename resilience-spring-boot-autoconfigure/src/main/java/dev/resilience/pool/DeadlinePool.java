@@ -16,7 +16,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.IntConsumer;
 
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
@@ -179,7 +178,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.ticker = ticker;
 		this.listeners = listeners;
 		this.contextSnapshots = contextSnapshots;
-		this.pool = new GenericObjectPool<>(new HandleFactory<>(factory, this::created), config(settings));
+		this.pool = new GenericObjectPool<>(new HandleFactory<>(factory, this::creating, this::created), config(settings));
 		this.workers = workers;
 		this.replacer = new ParkingThread("resilience-pool-" + name + "-replacer");
 		this.scheduler = scheduler;
@@ -202,19 +201,18 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		config.setMaxTotal(settings.maxSize());
 		config.setMaxIdle(settings.maxSize());
 		config.setMinIdle(settings.minIdle());
-		config.setBlockWhenExhausted(true);
-		// Not a fair lock: when many waiting callers reach their deadline at once, a fair lock
-		// hands itself from one to the next, each hand-off waiting for a thread to be scheduled,
-		// and the last callers come back late.
-		config.setFairness(false);
+		// Commons Pool's defaults kept: a borrower blocks when the pool is exhausted, and the lock
+		// is not fair. When many waiting callers reach their deadline at once, a fair lock hands
+		// itself from one to the next, each hand-off waiting for a thread to be scheduled, and the
+		// last callers come back late.
 		Duration maxIdleTime = settings.maxIdleTime();
 		config.setMinEvictableIdleDuration((maxIdleTime != null) ? maxIdleTime : Duration.ofMillis(-1));
 		config.setNumTestsPerEvictionRun(-1);
 		if (maxIdleTime != null || settings.minIdle() > 0) {
-			Duration period = (maxIdleTime != null && maxIdleTime.compareTo(EVICTION_PERIOD_CAP) < 0) ? maxIdleTime
-					: EVICTION_PERIOD_CAP;
-			config.setTimeBetweenEvictionRuns(
-					(period.compareTo(EVICTION_PERIOD_FLOOR) > 0) ? period : EVICTION_PERIOD_FLOOR);
+			// Every max-idle-time, kept between one and thirty seconds.
+			long period = (maxIdleTime != null) ? maxIdleTime.toMillis() : EVICTION_PERIOD_CAP.toMillis();
+			config.setTimeBetweenEvictionRuns(Duration.ofMillis(
+					Math.max(EVICTION_PERIOD_FLOOR.toMillis(), Math.min(period, EVICTION_PERIOD_CAP.toMillis()))));
 		}
 		return config;
 	}
@@ -244,22 +242,21 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.settings = settings;
 		this.pool.setConfig(config(settings));
 		trimIdle(settings.maxSize());
+		// Callers blocked in Commons Pool wait for an idle connection, not for room: make one for
+		// each of them the new room allows (none unless the pool grew). The asynchronous ones are
+		// served by a drain.
 		int added = settings.maxSize() - previous.maxSize();
-		if (added > 0) {
-			// Callers blocked in Commons Pool wait for an idle connection, not for room: make one
-			// for each of them the new room allows. The asynchronous ones are served by a drain.
-			this.replacer.execute(() -> {
-				for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
-					try {
-						this.pool.addObject();
-					}
-					catch (Exception ex) {
-						return; // the waiters make their own when they can, as before
-					}
+		this.replacer.execute(() -> {
+			for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
+				try {
+					this.pool.addObject();
 				}
-			});
-			signal();
-		}
+				catch (Exception ex) {
+					return; // the waiters make their own when they can, as before
+				}
+			}
+		});
+		signal();
 	}
 
 	/**
@@ -330,9 +327,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				// its connection is unknown, as at the deadline; the connection is invalidated,
 				// and closed once the work's stage lets go of it, not under work that goes on.
 				lease.checkout.cancel(false);
-				if (lease.abandon()) {
-					cancel(work.get());
-				}
+				lease.abandon();
+				cancel(work.get());
 			}
 		});
 		Thread caller = Thread.currentThread();
@@ -721,12 +717,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/** A creation of a connection starts. */
+	private void creating() {
+		this.creating.incrementAndGet();
+	}
+
 	/** A creation of a connection ended, made or not: room may have come for a waiting checkout. */
-	private void created(int delta) {
-		this.creating.addAndGet(delta);
-		if (delta < 0) {
-			signal();
-		}
+	private void created() {
+		this.creating.decrementAndGet();
+		signal();
 	}
 
 	private Handle<T> checkout(long start, Duration timeout) {
@@ -1084,21 +1083,24 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		private final ConnectionFactory<T> factory;
 
-		private final IntConsumer creating;
+		private final Runnable starting;
 
-		HandleFactory(ConnectionFactory<T> factory, IntConsumer creating) {
+		private final Runnable ended;
+
+		HandleFactory(ConnectionFactory<T> factory, Runnable starting, Runnable ended) {
 			this.factory = factory;
-			this.creating = creating;
+			this.starting = starting;
+			this.ended = ended;
 		}
 
 		@Override
 		public Handle<T> create() throws Exception {
-			this.creating.accept(1);
+			this.starting.run();
 			try {
 				return new Handle<>(this.factory.create(), this.factory);
 			}
 			finally {
-				this.creating.accept(-1);
+				this.ended.run();
 			}
 		}
 

@@ -300,7 +300,6 @@ class DeadlinePoolEdgeTests {
 
 	@Test
 	void aBorrowingThreadInterruptedAsThePoolClosesStopsAndKeepsItsInterrupt() {
-		AtomicReference<DeadlinePool<Integer>> closing = new AtomicReference<>();
 		ExecutorService borrower = new DirectExecutor() {
 
 			@Override
@@ -313,28 +312,71 @@ class DeadlinePoolEdgeTests {
 
 			@Override
 			public List<Runnable> shutdownNow() {
-				// As ParkingThread, interrupts the thread that borrows: here the one closing the pool.
+				// As ParkingThread, interrupts the thread that borrows: here the one making a connection.
 				List<Runnable> left = super.shutdownNow();
 				Thread.currentThread().interrupt();
 				return left;
 			}
 
 		};
+		AtomicInteger creates = new AtomicInteger();
 		ConnectionFactory<Integer> connections = () -> {
-			// The pool closes while a connection is being made, which an interrupt ends.
-			closing.get().close();
+			creates.incrementAndGet();
+			// Closing shuts the borrower down first, which interrupts the connection being made.
+			borrower.shutdownNow();
 			Thread.sleep(TIMEOUT.toMillis());
 			return 1;
 		};
 		DeadlinePool<Integer> pool = pool(1, connections, borrower, ManualScheduler.direct(),
 				WorkerThreads.create("p", 1));
-		closing.set(pool);
 		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);
-		// The borrowing "thread" is this one: it stopped borrowing and kept its interrupt.
+		// The borrowing "thread" is this one: it stopped borrowing, making no other connection for
+		// the checkout still waiting, and kept its interrupt.
 		assertThat(Thread.interrupted()).isTrue();
+		assertThat(creates).hasValue(1);
+		assertThat(checkout).isNotDone();
+		pool.close();
 		this.scheduler.runDue();
 		assertThat(failure(checkout, IllegalStateException.class)).hasMessage("Pool 'p' is closed");
 		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 0, 0, 0));
+	}
+
+	@Test
+	void aCheckoutQueuedWhileTheLastPlaceIsBeingMadeDoesNotWaitForThatCreation() throws Exception {
+		CountDownLatch creating = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		this.factory.onCreate(() -> {
+			creating.countDown();
+			awaitQuietly(finish);
+		});
+		// A borrowing thread of its own: the creation's end signals inside Commons Pool's creation.
+		ParkingThread borrower = new ParkingThread("p-borrower");
+		DeadlinePool<Integer> pool = pool(1, this.factory, borrower, ManualScheduler.direct(),
+				WorkerThreads.create("p", 1));
+		try {
+			CompletableFuture<Integer> blocking = CompletableFuture
+				.supplyAsync(() -> pool.withConnection(TIMEOUT, (Integer connection) -> connection));
+			assertThat(creating.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);
+			// The borrowing thread is done with it at once (tasks run in order): the pool is full
+			// with the creation under way, so Commons Pool, which would wait for that creation to
+			// end, is not asked.
+			borrower.submit(() -> {
+			}).get(10, TimeUnit.SECONDS);
+			assertThat(checkout).isNotDone();
+			assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 0, 1, 0));
+			finish.countDown();
+			assertThat(blocking.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+			await().until(() -> {
+				this.scheduler.runDue();
+				return checkout.isDone();
+			});
+			assertThat(checkout.join().connection()).isEqualTo(1);
+			assertThat(this.factory.created).hasValue(1);
+		}
+		finally {
+			finish.countDown();
+		}
 	}
 
 	@Test
@@ -350,7 +392,7 @@ class DeadlinePoolEdgeTests {
 			}
 		});
 		// A borrowing thread of its own: Commons Pool makes it wait for the failing creation to end.
-		ExecutorService borrower = new ParkingThread("p-borrower");
+		ParkingThread borrower = new ParkingThread("p-borrower");
 		DeadlinePool<Integer> pool = pool(1, this.factory, borrower, ManualScheduler.direct(),
 				WorkerThreads.create("p", 1));
 		AtomicReference<Throwable> blockingFailure = new AtomicReference<>();
@@ -367,6 +409,10 @@ class DeadlinePoolEdgeTests {
 		// The pool is full with the creation under way: the checkout waits.
 		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);
 		assertThat(pool.getStats().pending()).isOne();
+		// The borrowing thread found no room for it (tasks run in order): only the failure can serve it.
+		borrower.submit(() -> {
+		}).get(10, TimeUnit.SECONDS);
+		assertThat(checkout).isNotDone();
 		fail.countDown();
 		blocking.join(10_000);
 		assertThat(blocking.isAlive()).isFalse();
@@ -466,13 +512,18 @@ class DeadlinePoolEdgeTests {
 	}
 
 	@Test
-	void aConnectionInvalidatedByItsHolderMakesRoomForAWaitingCheckout() {
+	void aConnectionInvalidatedByItsHolderMakesRoomForAWaitingCheckout() throws Exception {
 		// A borrowing thread of its own: the replacement is made on the replacing thread, whose
 		// signal must not borrow inside Commons Pool's creation.
-		DeadlinePool<Integer> pool = pool(1, this.factory, new ParkingThread("p-borrower"),
-				ManualScheduler.direct(), WorkerThreads.create("p", 1));
+		ParkingThread borrower = new ParkingThread("p-borrower");
+		DeadlinePool<Integer> pool = pool(1, this.factory, borrower, ManualScheduler.direct(),
+				WorkerThreads.create("p", 1));
 		ConnectionLease<Integer> first = hold(pool);
 		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
+		// The borrowing thread found no room for it (tasks run in order): only the invalidation can serve it.
+		borrower.submit(() -> {
+		}).get(10, TimeUnit.SECONDS);
+		assertThat(second).isNotDone();
 		first.invalidate();
 		// The invalidation runs on the pool's replacing thread, which then signals.
 		await().until(() -> {
