@@ -34,6 +34,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class BenchmarkReport {
 
+	/** Where {@code benchmarks/run-http.sh} writes its figures; the markers are that script's too. */
+	static final ReportSection HTTP_SECTION = new ReportSection(
+			"<!-- http benchmarks: written by benchmarks/run-http.sh -->", "<!-- end of http benchmarks -->");
+
 	private static final String ONE_KEY = "OneKeyBenchmark";
 
 	private static final String WINDOW = "SlidingWindowBenchmark";
@@ -94,7 +98,7 @@ public final class BenchmarkReport {
 				versions(System.getProperty("java.class.path", "")));
 		Files.createDirectories(out.toAbsolutePath().getParent());
 		String previous = Files.exists(out) ? Files.readString(out) : "";
-		Files.writeString(out, RedisBenchmarkReport.keepSection(previous, report.toMarkdown(machine())));
+		Files.writeString(out, HTTP_SECTION.keep(previous, RedisBenchmarkReport.SECTION.keep(previous, report.toMarkdown(machine()))));
 		System.out.println("Wrote " + out);
 	}
 

@@ -21,6 +21,9 @@ public final class RedisBenchmarkReport {
 
 	static final String END = "<!-- end of redis benchmarks -->";
 
+	/** Where the Redis figures lie in the report. */
+	static final ReportSection SECTION = new ReportSection(START, END);
+
 	private RedisBenchmarkReport() {
 	}
 
@@ -38,26 +41,7 @@ public final class RedisBenchmarkReport {
 		String section = section(scores, commands, options.get("settings"));
 		Path out = Path.of(options.get("out"));
 		String document = Files.exists(out) ? Files.readString(out) : "";
-		Files.writeString(out, replace(document, section));
-	}
-
-	/**
-	 * Returns a document that {@code run.sh} made anew with the section {@code run-redis.sh} wrote
-	 * into the previous one, so that neither script drops what the other measured.
-	 */
-	static String keepSection(String previous, String document) {
-		int start = previous.indexOf(START);
-		int end = previous.indexOf(END);
-		return (start >= 0 && end > start) ? replace(document, previous.substring(start, end + END.length())) : document;
-	}
-
-	static String replace(String document, String section) {
-		int start = document.indexOf(START);
-		int end = document.indexOf(END);
-		if (start >= 0 && end > start) {
-			return document.substring(0, start) + section + document.substring(end + END.length());
-		}
-		return document + (document.isEmpty() || document.endsWith("\n\n") ? "" : "\n") + section + "\n";
+		Files.writeString(out, SECTION.replace(document, section));
 	}
 
 	/** JMH CSV: "Benchmark","Mode","Threads","Samples","Score","Score Error (99.9%)","Unit","Param: impl","Param: keys". */

@@ -28,9 +28,21 @@ class BenchmarkReportTests {
 	void rewritingTheReportKeepsTheRedisSection() {
 		String section = RedisBenchmarkReport.START + "\n## Redis store\n\nmeasured\n" + RedisBenchmarkReport.END;
 		String previous = "# Old report\n\n" + section + "\n";
-		assertThat(RedisBenchmarkReport.keepSection(previous, "# New report\n")).isEqualTo("# New report\n\n" + section + "\n");
-		assertThat(RedisBenchmarkReport.keepSection("# Old report, never run-redis.sh\n", "# New report\n"))
+		assertThat(RedisBenchmarkReport.SECTION.keep(previous, "# New report\n")).isEqualTo("# New report\n\n" + section + "\n");
+		assertThat(RedisBenchmarkReport.SECTION.keep("# Old report, never run-redis.sh\n", "# New report\n"))
 			.isEqualTo("# New report\n");
+	}
+
+	@Test
+	void eachSectionIsReplacedInPlaceAndTheOtherKept() {
+		ReportSection http = BenchmarkReport.HTTP_SECTION;
+		String redis = RedisBenchmarkReport.START + "\nredis\n" + RedisBenchmarkReport.END;
+		String oldHttp = http.start() + "\nold http\n" + http.end();
+		String newHttp = http.start() + "\nnew http\n" + http.end();
+		String previous = "# Old report\n\n" + redis + "\n\n" + oldHttp + "\n";
+		assertThat(http.replace(previous, newHttp)).isEqualTo("# Old report\n\n" + redis + "\n\n" + newHttp + "\n");
+		assertThat(http.keep(previous, RedisBenchmarkReport.SECTION.keep(previous, "# New report\n")))
+			.isEqualTo("# New report\n\n" + redis + "\n\n" + oldHttp + "\n");
 	}
 
 	@Test
