@@ -206,6 +206,20 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
+	void keyWithOnlyAWindowIsKeptFromItsLastAdmissionByTryAcquire() {
+		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		assertThat(store.tryAcquire("a", 1).isPermitted()).isTrue();
+		this.ticker.set(Duration.ofMillis(2500));
+		assertThat(store.tryAcquire("a", 1).isPermitted()).isTrue();
+		// idle since 2.5s, not since 0: still held past 0's horizon (3s + 1ns), so its entry counts
+		this.ticker.set(Duration.ofMillis(3500));
+		assertThat(size(store)).isEqualTo(1);
+		assertThat(store.tryAcquire("a", 1).isPermitted()).isFalse();
+		this.ticker.set(Duration.ofMillis(5500).plusNanos(1));
+		assertThat(size(store)).isZero();
+	}
+
+	@Test
 	void newKeyBeyondMaxKeysForgetsTheLeastRecentlyUsedKey() {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder()
 			.tokenBucket(10, 10, Duration.ofHours(1), RefillStrategy.GREEDY)
