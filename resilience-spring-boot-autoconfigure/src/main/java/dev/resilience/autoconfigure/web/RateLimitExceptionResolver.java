@@ -8,6 +8,7 @@ import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import jakarta.servlet.http.HttpServletRequest;
@@ -24,6 +25,7 @@ import org.springframework.http.HttpOutputMessage;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.converter.HttpMessageConverter;
+import org.springframework.util.function.SingletonSupplier;
 import org.springframework.web.accept.ContentNegotiationStrategy;
 import org.springframework.web.accept.HeaderContentNegotiationStrategy;
 import org.springframework.web.method.ControllerAdviceBean;
@@ -59,23 +61,19 @@ final class RateLimitExceptionResolver implements HandlerExceptionResolver, Orde
 	/** Just before MVC's own resolvers (the {@code handlerExceptionResolver} composite, order 0). */
 	static final int ORDER = -1;
 
-	private final ApplicationContext context;
-
 	private final RateLimitExceptionHandler handler;
 
 	// Read once, on the first rejection, when every resolver and advice exists: the converter to
-	// write with, or null when this resolver must leave every rejection to MVC.
-	private volatile @Nullable Writer writer;
-
-	private volatile boolean initialized;
+	// write with, or none when this resolver must leave every rejection to MVC.
+	private final SingletonSupplier<Optional<Writer>> writer;
 
 	// Whether MVC would answer a rejection raised by a controller of this type with our handler.
 	// Controllers are few, so this holds one entry per limited controller class.
 	private final Map<Class<?>, Boolean> answeredByUs = new ConcurrentHashMap<>();
 
 	RateLimitExceptionResolver(ApplicationContext context, RateLimitExceptionHandler handler) {
-		this.context = context;
 		this.handler = handler;
+		this.writer = SingletonSupplier.of(() -> Optional.ofNullable(Writer.find(context, this)));
 	}
 
 	@Override
@@ -86,9 +84,8 @@ final class RateLimitExceptionResolver implements HandlerExceptionResolver, Orde
 				|| !acceptsAnything(request)) {
 			return null;
 		}
-		Writer writer = writer();
-		if (writer == null || !this.answeredByUs.computeIfAbsent(handlerMethod.getBeanType(),
-				(type) -> writer.answeredByUs(handlerMethod, (RateLimitExceededException) ex, this.handler))) {
+		Writer writer = this.writer.obtain().orElse(null);
+		if (writer == null || !answeredByUs(writer, handlerMethod, (RateLimitExceededException) ex)) {
 			return null;
 		}
 		ProblemDetail problem = this.handler.answerRateLimitExceeded((RateLimitExceededException) ex, response);
@@ -115,16 +112,15 @@ final class RateLimitExceptionResolver implements HandlerExceptionResolver, Orde
 		return accept == null || accept.isEmpty() || accept.equals(MediaType.ALL_VALUE);
 	}
 
-	private @Nullable Writer writer() {
-		if (!this.initialized) {
-			synchronized (this) {
-				if (!this.initialized) {
-					this.writer = Writer.find(this.context, this);
-					this.initialized = true;
-				}
-			}
+	/** Read before computed, so that a rejection of a known controller allocates nothing here. */
+	private boolean answeredByUs(Writer writer, HandlerMethod handlerMethod, RateLimitExceededException ex) {
+		Boolean known = this.answeredByUs.get(handlerMethod.getBeanType());
+		if (known != null) {
+			return known;
 		}
-		return this.writer;
+		boolean ours = writer.answeredByUs(handlerMethod, ex, this.handler);
+		this.answeredByUs.put(handlerMethod.getBeanType(), ours);
+		return ours;
 	}
 
 	/**
