@@ -1,11 +1,12 @@
 package dev.resilience.pool;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
 /**
- * The settings of one pool. Create with {@link #builder()}, which checks them.
+ * The settings of one pool, checked when they are made. Create them with {@link #builder()}.
  *
  * @param maxSize the most connections handed out at once
  * @param minIdle the idle connections kept ready
@@ -18,6 +19,30 @@ public record ConnectionPoolSettings(int maxSize, int minIdle, Duration timeout,
 		@Nullable Duration maxIdleTime) {
 
 	/**
+	 * Checks the settings; prefer {@link #builder()}.
+	 * @param maxSize see the record component
+	 * @param minIdle see the record component
+	 * @param timeout see the record component
+	 * @param validateOnCheckout see the record component
+	 * @param maxIdleTime see the record component
+	 * @throws IllegalArgumentException naming the setting ({@code max-size}, ...) that is out of range
+	 * @throws NullPointerException if {@code timeout} is {@code null}
+	 */
+	public ConnectionPoolSettings {
+		if (maxSize <= 0) {
+			throw new IllegalArgumentException("max-size must be positive but was " + maxSize);
+		}
+		if (minIdle < 0 || minIdle > maxSize) {
+			throw new IllegalArgumentException(
+					"min-idle must be between 0 and max-size (" + maxSize + ") but was " + minIdle);
+		}
+		requirePositive("timeout", Objects.requireNonNull(timeout, "timeout"));
+		if (maxIdleTime != null) {
+			requirePositive("max-idle-time", maxIdleTime);
+		}
+	}
+
+	/**
 	 * Returns a builder with the defaults: {@code max-size} 8, {@code min-idle} 0, {@code timeout}
 	 * 30s, no validation on checkout, idle connections kept.
 	 * @return a new builder
@@ -27,7 +52,7 @@ public record ConnectionPoolSettings(int maxSize, int minIdle, Duration timeout,
 	}
 
 	/**
-	 * Builds {@link ConnectionPoolSettings}; {@link #build()} checks the values.
+	 * Builds {@link ConnectionPoolSettings}, which check the values when they are made.
 	 */
 	public static final class Builder {
 
@@ -95,22 +120,13 @@ public record ConnectionPoolSettings(int maxSize, int minIdle, Duration timeout,
 		}
 
 		/**
-		 * Checks the values and builds the settings.
+		 * Builds the settings, which check the values.
 		 * @return the settings
-		 * @throws IllegalArgumentException naming the setting ({@code max-size}, ...) that is wrong
+		 * @throws IllegalArgumentException naming the setting ({@code max-size}, ...) that is out of
+		 * range
+		 * @throws NullPointerException if the timeout is {@code null}
 		 */
 		public ConnectionPoolSettings build() {
-			if (this.maxSize <= 0) {
-				throw new IllegalArgumentException("max-size must be positive but was " + this.maxSize);
-			}
-			if (this.minIdle < 0 || this.minIdle > this.maxSize) {
-				throw new IllegalArgumentException(
-						"min-idle must be between 0 and max-size (" + this.maxSize + ") but was " + this.minIdle);
-			}
-			requirePositive("timeout", this.timeout);
-			if (this.maxIdleTime != null) {
-				requirePositive("max-idle-time", this.maxIdleTime);
-			}
 			return new ConnectionPoolSettings(this.maxSize, this.minIdle, this.timeout, this.validateOnCheckout,
 					this.maxIdleTime);
 		}

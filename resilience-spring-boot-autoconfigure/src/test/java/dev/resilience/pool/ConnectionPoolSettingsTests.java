@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
  * Tests of the settings' checks, the Commons Pool configuration made of them, the worker threads
@@ -53,6 +54,33 @@ class ConnectionPoolSettingsTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConnectionPoolSettings.builder().maxIdleTime(Duration.ZERO).build())
 			.withMessage("max-idle-time must be positive but was PT0S");
+	}
+
+	@Test
+	void thePublicConstructorRejectsWhatTheBuilderRejects() {
+		Duration second = Duration.ofSeconds(1);
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConnectionPoolSettings(0, 0, second, false, null))
+			.withMessage("max-size must be positive but was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConnectionPoolSettings(-3, 0, second, false, null))
+			.withMessage("max-size must be positive but was -3");
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConnectionPoolSettings(8, -1, second, false, null))
+			.withMessage("min-idle must be between 0 and max-size (8) but was -1");
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConnectionPoolSettings(8, 9, second, false, null))
+			.withMessage("min-idle must be between 0 and max-size (8) but was 9");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, Duration.ZERO, false, null))
+			.withMessage("timeout must be positive but was PT0S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, Duration.ofSeconds(-1), false, null))
+			.withMessage("timeout must be positive but was PT-1S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, second, false, Duration.ZERO))
+			.withMessage("max-idle-time must be positive but was PT0S");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, second, false, Duration.ofMillis(-1)))
+			.withMessage("max-idle-time must be positive but was PT-0.001S");
+		assertThatNullPointerException().isThrownBy(() -> new ConnectionPoolSettings(8, 0, null, false, null))
+			.withMessage("timeout");
 	}
 
 	@Test
