@@ -1,6 +1,11 @@
 package dev.resilience.autoconfigure.pool;
 
+import java.util.stream.Stream;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -15,6 +20,7 @@ import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.WithConnection;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that mistakes in {@code resilience.pools} and {@code @WithConnection} stop startup with a
@@ -63,83 +69,39 @@ class ConnectionPoolStartupTests {
 					"'0s' of @WithConnection on ZeroTimeoutClient.call() (timeout) must be positive"));
 	}
 
-	@Test
-	void runWhenMaxSizeIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.max-size=0")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.max-size must be positive but was 0"));
+	/**
+	 * One property line for each case, and the text one message of the startup failure must contain.
+	 * @return the cases
+	 */
+	static Stream<Arguments> misconfiguredProperties() {
+		return Stream.of(arguments("resilience.pools.db.max-size=0", "resilience.pools.db.max-size must be positive but was 0"),
+				arguments("resilience.pools.db.min-idle=-1",
+						"resilience.pools.db.min-idle must be between 0 and max-size (2) but was -1"),
+				arguments("resilience.pools.db.min-idle=3",
+						"resilience.pools.db.min-idle must be between 0 and max-size (2) but was 3"),
+				arguments("resilience.pools.db.timeout=0s", "resilience.pools.db.timeout must be positive but was PT0S"),
+				arguments("resilience.pools.db.timeout=-5s", "resilience.pools.db.timeout must be positive but was PT-5S"),
+				arguments("resilience.pools.db.max-idle-time=0ms",
+						"resilience.pools.db.max-idle-time must be positive but was PT0S"),
+				arguments("resilience.pools.db.timeout=soon",
+						"Failed to bind properties under 'resilience.pools.db.timeout' to java.time.Duration"),
+				arguments("resilience.pools.llm.factory=wrokers",
+						"resilience.pools.llm.factory names the bean 'wrokers', which does not exist; "
+								+ "ConnectionFactory beans are [workers]"),
+				arguments("resilience.pools.llm.factory=notAFactory",
+						"resilience.pools.llm.factory names the bean 'notAFactory', which is a class java.lang.String, "
+								+ "not a dev.resilience.pool.ConnectionFactory; ConnectionFactory beans are [workers]"),
+				arguments("resilience.pools.notAFactory.max-size=1",
+						"resilience.pools.notAFactory: a bean named 'notAFactory' exists already; "
+								+ "the pool's bean takes the pool's name, so rename the pool"),
+				arguments("resilience.pools.db.max-sise=3", "resilience.pools.db.max-sise"));
 	}
 
-	@Test
-	void runWhenMinIdleIsNegativeShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.min-idle=-1")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.min-idle must be between 0 and max-size (2) but was -1"));
-	}
-
-	@Test
-	void runWhenMinIdleExceedsMaxSizeShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.min-idle=3")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.min-idle must be between 0 and max-size (2) but was 3"));
-	}
-
-	@Test
-	void runWhenTimeoutIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=0s")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.timeout must be positive but was PT0S"));
-	}
-
-	@Test
-	void runWhenTimeoutIsNegativeShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=-5s")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.timeout must be positive but was PT-5S"));
-	}
-
-	@Test
-	void runWhenMaxIdleTimeIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.max-idle-time=0ms")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.db.max-idle-time must be positive but was PT0S"));
-	}
-
-	@Test
-	void runWhenTimeoutIsNotADurationShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.timeout=soon")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"Failed to bind properties under 'resilience.pools.db.timeout' to java.time.Duration"));
-	}
-
-	@Test
-	void runWhenFactoryBeanIsMissingShouldFailListingFactories() {
-		this.contextRunner.withPropertyValues("resilience.pools.llm.factory=wrokers")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.llm.factory names the bean 'wrokers', which does not exist; "
-							+ "ConnectionFactory beans are [workers]"));
-	}
-
-	@Test
-	void runWhenFactoryBeanIsNoConnectionFactoryShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.pools.llm.factory=notAFactory")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.llm.factory names the bean 'notAFactory', which is a class java.lang.String, "
-							+ "not a dev.resilience.pool.ConnectionFactory; ConnectionFactory beans are [workers]"));
-	}
-
-	@Test
-	void runWhenPoolNameIsTakenByAnotherBeanShouldFailNamingThePool() {
-		this.contextRunner.withPropertyValues("resilience.pools.notAFactory.max-size=1")
-			.run((context) -> assertFailure(context.getStartupFailure(),
-					"resilience.pools.notAFactory: a bean named 'notAFactory' exists already; "
-							+ "the pool's bean takes the pool's name, so rename the pool"));
-	}
-
-	@Test
-	void runWhenPoolPropertyIsUnknownShouldFail() {
-		this.contextRunner.withPropertyValues("resilience.pools.db.max-sise=3")
-			.run((context) -> assertFailure(context.getStartupFailure(), "resilience.pools.db.max-sise"));
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("misconfiguredProperties")
+	void runWhenPropertyIsWrongShouldFailNamingIt(String property, String message) {
+		this.contextRunner.withPropertyValues(property)
+			.run((context) -> assertFailure(context.getStartupFailure(), message));
 	}
 
 	private static void assertFailure(Throwable failure, String message) {

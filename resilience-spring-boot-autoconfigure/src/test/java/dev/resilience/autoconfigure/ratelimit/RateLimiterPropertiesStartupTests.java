@@ -1,6 +1,12 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.util.List;
+import java.util.stream.Stream;
+
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -10,6 +16,7 @@ import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that a misconfigured {@code resilience.rate-limiters.<name>} stops startup with a message
@@ -17,204 +24,97 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimiterPropertiesStartupTests {
 
+	private static final String X = "resilience.rate-limiters.x.";
+
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class));
 
 	@Test
 	void runWhenLimiterIsValidShouldStart() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=1",
-					"resilience.rate-limiters.x.windows[0].period=5s")
+		this.contextRunner.withPropertyValues(X + "windows[0].limit=1", X + "windows[0].period=5s")
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(RateLimiterRegistry.class));
 	}
 
-	@Test
-	void runWhenWindowLimitIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=0",
-					"resilience.rate-limiters.x.windows[0].period=5s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x.windows[0].limit must be positive but was 0");
-			});
+	/**
+	 * The properties of each case, and the messages its startup failure must carry, each the whole
+	 * message of one exception in the cause chain.
+	 * @return the cases
+	 */
+	static Stream<Arguments> misconfigurations() {
+		return Stream.of(
+				arguments("window limit zero", List.of(X + "windows[0].limit=0", X + "windows[0].period=5s"),
+						List.of(X + "windows[0].limit must be positive but was 0")),
+				arguments("second window period zero",
+						List.of(X + "windows[0].limit=5", X + "windows[0].period=5s", X + "windows[1].limit=10",
+								X + "windows[1].period=0s"),
+						List.of(X + "windows[1].period must be positive but was PT0S")),
+				arguments("window without period", List.of(X + "windows[0].limit=5"),
+						List.of(X + "windows[0].period is required")),
+				arguments("token-bucket capacity zero",
+						List.of(X + "token-bucket.capacity=0", X + "token-bucket.refill-tokens=5"),
+						List.of(X + "token-bucket.capacity must be positive but was 0")),
+				arguments("token bucket without refill-tokens", List.of(X + "token-bucket.capacity=10"),
+						List.of(X + "token-bucket.refill-tokens is required")),
+				arguments("token-bucket refill-period negative",
+						List.of(X + "token-bucket.refill-tokens=5", X + "token-bucket.refill-period=-1s"),
+						List.of(X + "token-bucket.refill-period must be positive but was PT-1S")),
+				arguments("no constraint", List.of(X + "max-wait=1s"),
+						List.of("resilience.rate-limiters.x: a rate limiter needs at least one of token-bucket, windows or max-concurrent")),
+				arguments("max-wait negative", List.of(X + "max-concurrent=1", X + "max-wait=-1s"),
+						List.of("resilience.rate-limiters.x: max-wait must not be negative but was PT-1S")),
+				arguments("max-concurrent negative", List.of(X + "max-concurrent=-1"),
+						List.of("resilience.rate-limiters.x: max-concurrent must be 0 (unlimited) or positive but was -1")),
+				arguments("lease-timeout zero", List.of(X + "max-concurrent=1", X + "lease-timeout=0s"),
+						List.of("resilience.rate-limiters.x: lease-timeout must be positive but was PT0S")),
+				arguments("max-keys zero", List.of(X + "max-concurrent=1", X + "max-keys=0"),
+						List.of(X + "max-keys must be positive but was 0")),
+				arguments("duration that does not parse",
+						List.of(X + "windows[0].limit=5", X + "windows[0].period=5 lightyears"),
+						List.of("Failed to bind properties under 'resilience.rate-limiters.x.windows[0].period' to java.time.Duration",
+								"'5 lightyears' is not a valid duration")),
+				arguments("unknown key",
+						List.of(X + "windows[0].limit=5", X + "windows[0].period=5s", X + "bogus=1"),
+						List.of("The elements [resilience.rate-limiters.x.bogus] were left unbound.")),
+				arguments("unknown top-level key", List.of("resilience.rate-limiter.x.max-concurrent=1"),
+						List.of("The elements [resilience.rate-limiter.x.max-concurrent] were left unbound.")),
+				arguments("unknown store", List.of(X + "max-concurrent=1", X + "store=disk"),
+						List.of("Failed to bind properties under 'resilience.rate-limiters.x.store' to "
+								+ RateLimiterProperties.Store.class.getName())));
 	}
 
-	@Test
-	void runWhenSecondWindowPeriodIsZeroShouldFailNamingThatWindow() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
-					"resilience.rate-limiters.x.windows[0].period=5s", "resilience.rate-limiters.x.windows[1].limit=10",
-					"resilience.rate-limiters.x.windows[1].period=0s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x.windows[1].period must be positive but was PT0S");
-			});
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("misconfigurations")
+	void runWhenMisconfiguredShouldFailNamingTheProperty(String mistake, List<String> properties,
+			List<String> messages) {
+		this.contextRunner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure())).containsAll(messages);
+		});
 	}
 
-	@Test
-	void runWhenWindowHasNoPeriodShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5").run((context) -> {
+	/**
+	 * The properties of each case, and how one message of its startup failure must begin.
+	 * @return the cases
+	 */
+	static Stream<Arguments> misconfigurationsWithLongerMessages() {
+		return Stream.of(
+				arguments("two windows with the same period",
+						List.of(X + "windows[0].limit=5", X + "windows[0].period=5s", X + "windows[1].limit=10",
+								X + "windows[1].period=5000ms"),
+						"resilience.rate-limiters.x: windows[0] and windows[1] both have the period PT5S"),
+				arguments("redis store without a Redis connection", List.of(X + "max-concurrent=1", X + "store=redis"),
+						X + "store is redis, which needs Spring Data Redis"));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("misconfigurationsWithLongerMessages")
+	void runWhenMisconfiguredShouldFailWithAMessageStartingWith(String mistake, List<String> properties,
+			String start) {
+		this.contextRunner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.rate-limiters.x.windows[0].period is required");
+				.anySatisfy((message) -> assertThat(message).startsWith(start));
 		});
-	}
-
-	@Test
-	void runWhenTokenBucketCapacityIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.token-bucket.capacity=0",
-					"resilience.rate-limiters.x.token-bucket.refill-tokens=5")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x.token-bucket.capacity must be positive but was 0");
-			});
-	}
-
-	@Test
-	void runWhenTokenBucketHasNoRefillTokensShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.token-bucket.capacity=10").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.rate-limiters.x.token-bucket.refill-tokens is required");
-		});
-	}
-
-	@Test
-	void runWhenTokenBucketRefillPeriodIsNegativeShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.token-bucket.refill-tokens=5",
-					"resilience.rate-limiters.x.token-bucket.refill-period=-1s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x.token-bucket.refill-period must be positive but was PT-1S");
-			});
-	}
-
-	@Test
-	void runWhenLimiterHasNoConstraintShouldFailNamingTheLimiter() {
-		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.max-wait=1s").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure())).contains(
-					"resilience.rate-limiters.x: a rate limiter needs at least one of token-bucket, windows or max-concurrent");
-		});
-	}
-
-	@Test
-	void runWhenMaxWaitIsNegativeShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.max-wait=-1s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x: max-wait must not be negative but was PT-1S");
-			});
-	}
-
-	@Test
-	void runWhenMaxConcurrentIsNegativeShouldFailNamingTheProperty() {
-		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.max-concurrent=-1").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.rate-limiters.x: max-concurrent must be 0 (unlimited) or positive but was -1");
-		});
-	}
-
-	@Test
-	void runWhenLeaseTimeoutIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.lease-timeout=0s")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x: lease-timeout must be positive but was PT0S");
-			});
-	}
-
-	@Test
-	void runWhenMaxKeysIsZeroShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.max-keys=0")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.rate-limiters.x.max-keys must be positive but was 0");
-			});
-	}
-
-	@Test
-	void runWhenTwoWindowsHaveTheSamePeriodShouldFailNamingTheLimiterAndWindows() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
-					"resilience.rate-limiters.x.windows[0].period=5s", "resilience.rate-limiters.x.windows[1].limit=10",
-					"resilience.rate-limiters.x.windows[1].period=5000ms")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
-					.startsWith("resilience.rate-limiters.x: windows[0] and windows[1] both have the period PT5S"));
-			});
-	}
-
-	@Test
-	void runWhenDurationDoesNotParseShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
-					"resilience.rate-limiters.x.windows[0].period=5 lightyears")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("Failed to bind properties under 'resilience.rate-limiters.x.windows[0].period' to java.time.Duration",
-							"'5 lightyears' is not a valid duration");
-			});
-	}
-
-	@Test
-	void runWhenKeyIsUnknownShouldFailNamingIt() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
-					"resilience.rate-limiters.x.windows[0].period=5s", "resilience.rate-limiters.x.bogus=1")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("The elements [resilience.rate-limiters.x.bogus] were left unbound.");
-			});
-	}
-
-	@Test
-	void runWhenTopLevelKeyIsUnknownShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.rate-limiter.x.max-concurrent=1").run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("The elements [resilience.rate-limiter.x.max-concurrent] were left unbound.");
-		});
-	}
-
-	@Test
-	void runWhenStoreIsRedisWithoutARedisConnectionShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.store=redis")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.anySatisfy((message) -> assertThat(message)
-						.startsWith("resilience.rate-limiters.x.store is redis, which needs Spring Data Redis"));
-			});
-	}
-
-	@Test
-	void runWhenStoreIsUnknownShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.store=disk")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("Failed to bind properties under 'resilience.rate-limiters.x.store' to "
-							+ RateLimiterProperties.Store.class.getName());
-			});
 	}
 
 }

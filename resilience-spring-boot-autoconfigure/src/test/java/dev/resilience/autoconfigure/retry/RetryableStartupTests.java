@@ -1,10 +1,14 @@
 package dev.resilience.autoconfigure.retry;
 
 import java.util.List;
+import java.util.stream.Stream;
 
 import java.io.IOException;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -17,6 +21,7 @@ import dev.resilience.retry.RetryRegistry;
 import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that every mistake in a {@code @Retryable} or in {@code resilience.retries.*} stops
@@ -90,69 +95,6 @@ class RetryableStartupTests {
 	}
 
 	@Test
-	void runWhenPropertyIsOutOfRangeShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.max-retries=-1")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner: max-retries must not be negative, but was -1"));
-	}
-
-	@Test
-	void runWhenRetryOnIsNoExceptionShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.retry-on=java.lang.String")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner.retry-on names java.lang.String, which is not an exception"));
-	}
-
-	@Test
-	void runWhenNoRetryOnIsNoExceptionShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.no-retry-on=java.lang.Integer")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner.no-retry-on names java.lang.Integer, which is not an exception"));
-	}
-
-	@Test
-	void runWhenRetryOnNamesNoClassShouldFail() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.retry-on=com.example.Missing")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("Failed to bind properties under 'resilience.retries.partner.retry-on' to"
-						+ " java.util.List<java.lang.Class<java.lang.Throwable>>", "Could not find class [com.example.Missing]"));
-	}
-
-	@Test
-	void runWhenBudgetIsOutOfRangeShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.budget.ratio=-0.5")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner.budget.ratio must be a finite number of at least 0, but was -0.5"));
-	}
-
-	@Test
-	void runWhenBudgetMinRetriesIsOutOfRangeShouldFailNamingTheProperty() {
-		this.contextRunner
-			.withPropertyValues("resilience.retries.partner.budget.ratio=0.2",
-					"resilience.retries.partner.budget.min-retries-per-second=-1")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner.budget.min-retries-per-second must not be negative, but was -1"));
-	}
-
-	@Test
-	void runWhenMaxDelayIsShorterThanDelayShouldFailNamingTheProperties() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)"));
-	}
-
-	@Test
-	void runWhenBudgetIsTunedWithoutRatioShouldFailNamingTheRatio() {
-		for (String tuning : List.of("resilience.retries.partner.budget.window=5s",
-				"resilience.retries.partner.budget.min-retries-per-second=2")) {
-			this.contextRunner.withPropertyValues(tuning)
-				.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-					.contains("resilience.retries.partner.budget.window and resilience.retries.partner.budget.min-retries-per-second"
-							+ " only tune a budget, which is off until resilience.retries.partner.budget.ratio is set"));
-		}
-	}
-
-	@Test
 	void runWhenBudgetRatioIsSetShouldShareOneBudget() {
 		this.contextRunner.withPropertyValues("resilience.retries.partner.budget.ratio=0.2",
 				"resilience.retries.partner.budget.window=5s", "resilience.retries.partner.budget.min-retries-per-second=2")
@@ -163,11 +105,44 @@ class RetryableStartupTests {
 			});
 	}
 
-	@Test
-	void runWhenDurationPropertyIsUnparsableShouldFailNamingIt() {
-		this.contextRunner.withPropertyValues("resilience.retries.partner.delay=soon")
-			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
-				.contains("Failed to bind properties under 'resilience.retries.partner.delay' to java.time.Duration"));
+	/**
+	 * The property lines of each case, and the messages its startup failure must carry, each the
+	 * whole message of one exception in the cause chain.
+	 * @return the cases
+	 */
+	static Stream<Arguments> misconfiguredProperties() {
+		String budgetOff = "resilience.retries.partner.budget.window and resilience.retries.partner.budget.min-retries-per-second"
+				+ " only tune a budget, which is off until resilience.retries.partner.budget.ratio is set";
+		return Stream.of(
+				arguments(List.of("resilience.retries.partner.max-retries=-1"),
+						List.of("resilience.retries.partner: max-retries must not be negative, but was -1")),
+				arguments(List.of("resilience.retries.partner.retry-on=java.lang.String"),
+						List.of("resilience.retries.partner.retry-on names java.lang.String, which is not an exception")),
+				arguments(List.of("resilience.retries.partner.no-retry-on=java.lang.Integer"),
+						List.of("resilience.retries.partner.no-retry-on names java.lang.Integer, which is not an exception")),
+				arguments(List.of("resilience.retries.partner.retry-on=com.example.Missing"),
+						List.of("Failed to bind properties under 'resilience.retries.partner.retry-on' to"
+								+ " java.util.List<java.lang.Class<java.lang.Throwable>>",
+								"Could not find class [com.example.Missing]")),
+				arguments(List.of("resilience.retries.partner.budget.ratio=-0.5"),
+						List.of("resilience.retries.partner.budget.ratio must be a finite number of at least 0, but was -0.5")),
+				arguments(
+						List.of("resilience.retries.partner.budget.ratio=0.2",
+								"resilience.retries.partner.budget.min-retries-per-second=-1"),
+						List.of("resilience.retries.partner.budget.min-retries-per-second must not be negative, but was -1")),
+				arguments(List.of("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s"),
+						List.of("resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)")),
+				arguments(List.of("resilience.retries.partner.budget.window=5s"), List.of(budgetOff)),
+				arguments(List.of("resilience.retries.partner.budget.min-retries-per-second=2"), List.of(budgetOff)),
+				arguments(List.of("resilience.retries.partner.delay=soon"),
+						List.of("Failed to bind properties under 'resilience.retries.partner.delay' to java.time.Duration")));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("misconfiguredProperties")
+	void runWhenPropertyIsWrongShouldFailNamingIt(List<String> properties, List<String> messages) {
+		this.contextRunner.withPropertyValues(properties.toArray(String[]::new))
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure())).containsAll(messages));
 	}
 
 	private void assertFailure(Class<?> bean, String message) {
