@@ -1,12 +1,14 @@
 package dev.resilience.autoconfigure.poll;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.poll.PollSettings;
 
 /**
@@ -16,6 +18,10 @@ import dev.resilience.poll.PollSettings;
  */
 @ConfigurationPropertiesSource
 public class PollProperties extends BackoffProperties {
+
+	/** The properties {@link PollSettings} and its backoff check when they are built. */
+	private static final List<String> SETTINGS = List.of("max-attempts", "timeout", "delay", "multiplier",
+			"max-delay");
 
 	/**
 	 * Attempts in all; -1 for unlimited, which needs a timeout.
@@ -81,7 +87,7 @@ public class PollProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.polls." + name + ": " + ex.getMessage(), ex);
+			throw PropertyErrors.named("resilience.polls." + name, ex, SETTINGS);
 		}
 	}
 

@@ -1,11 +1,13 @@
 package dev.resilience.autoconfigure.pool;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.pool.ConnectionPoolSettings;
 
 /**
@@ -13,6 +15,9 @@ import dev.resilience.pool.ConnectionPoolSettings;
  */
 @ConfigurationPropertiesSource
 public class ConnectionPoolProperties {
+
+	/** The properties {@link ConnectionPoolSettings} checks when it is made. */
+	private static final List<String> SETTINGS = List.of("max-size", "min-idle", "timeout", "max-idle-time");
 
 	/**
 	 * Most connections handed out at once.
@@ -111,7 +116,7 @@ public class ConnectionPoolProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.pools." + name + "." + ex.getMessage(), ex);
+			throw PropertyErrors.named("resilience.pools." + name, ex, SETTINGS);
 		}
 	}
 

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.StoreFailurePolicy;
@@ -19,6 +20,9 @@ import dev.resilience.ratelimit.WindowAlgorithm;
  */
 @ConfigurationPropertiesSource
 public class RateLimiterProperties {
+
+	/** The properties {@link RateLimiterSettings} checks when it is built. */
+	private static final List<String> SETTINGS = List.of("max-concurrent", "lease-timeout", "max-wait", "max-keys");
 
 	/**
 	 * Where the limiter keeps its state.
@@ -61,7 +65,7 @@ public class RateLimiterProperties {
 	 * Most keys the in-memory store holds; beyond it the least recently used keys are forgotten
 	 * (and start full again).
 	 */
-	private long maxKeys = 1_000_000;
+	private long maxKeys = RateLimiterSettings.DEFAULT_MAX_KEYS;
 
 	/**
 	 * What a remote store (redis) decides when its server does not answer within
@@ -149,9 +153,6 @@ public class RateLimiterProperties {
 	 */
 	public RateLimiterSettings toSettings(String name) {
 		String prefix = "resilience.rate-limiters." + name + ".";
-		if (this.maxKeys <= 0) {
-			throw new IllegalArgumentException(prefix + "max-keys must be positive but was " + this.maxKeys);
-		}
 		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
 			.store(this.store.id())
 			.windowAlgorithm(this.windowAlgorithm)
@@ -180,7 +181,7 @@ public class RateLimiterProperties {
 			return builder.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.rate-limiters." + name + ": " + ex.getMessage(), ex);
+			throw PropertyErrors.named("resilience.rate-limiters." + name, ex, SETTINGS);
 		}
 	}
 

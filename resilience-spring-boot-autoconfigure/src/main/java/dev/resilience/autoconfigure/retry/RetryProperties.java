@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.BackoffProperties;
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryBudgetSettings;
 import dev.resilience.retry.RetryPolicy;
@@ -21,6 +22,10 @@ import dev.resilience.retry.RetryPolicy;
  */
 @ConfigurationPropertiesSource
 public class RetryProperties extends BackoffProperties {
+
+	/** The properties {@link RetryPolicy} and its backoff check when they are built. */
+	private static final List<String> SETTINGS = List.of("max-retries", "max-duration", "delay", "multiplier",
+			"max-delay");
 
 	/**
 	 * Retries after the first attempt: 3 makes up to 4 attempts.
@@ -141,7 +146,7 @@ public class RetryProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalArgumentException("resilience.retries." + name + ": " + ex.getMessage(), ex);
+			throw PropertyErrors.named("resilience.retries." + name, ex, SETTINGS);
 		}
 	}
 

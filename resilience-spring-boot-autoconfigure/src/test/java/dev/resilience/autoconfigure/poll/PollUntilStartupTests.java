@@ -91,7 +91,7 @@ class PollUntilStartupTests {
 	@Test
 	void runWhenPropertiesHaveANegativeDelayShouldFailNamingTheProperty() {
 		assertPropertyFailure("resilience.polls.export.delay=-5ms",
-				"resilience.polls.export: delay must not be negative, but was PT-0.005S");
+				"resilience.polls.export.delay must not be negative, but was PT-0.005S");
 	}
 
 	@Test

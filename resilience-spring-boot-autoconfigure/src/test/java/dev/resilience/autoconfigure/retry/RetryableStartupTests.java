@@ -115,7 +115,7 @@ class RetryableStartupTests {
 				+ " only tune a budget, which is off until resilience.retries.partner.budget.ratio is set";
 		return Stream.of(
 				arguments(List.of("resilience.retries.partner.max-retries=-1"),
-						List.of("resilience.retries.partner: max-retries must not be negative, but was -1")),
+						List.of("resilience.retries.partner.max-retries must not be negative, but was -1")),
 				arguments(List.of("resilience.retries.partner.retry-on=java.lang.String"),
 						List.of("resilience.retries.partner.retry-on names java.lang.String, which is not an exception")),
 				arguments(List.of("resilience.retries.partner.no-retry-on=java.lang.Integer"),
@@ -131,7 +131,7 @@ class RetryableStartupTests {
 								"resilience.retries.partner.budget.min-retries-per-second=-1"),
 						List.of("resilience.retries.partner.budget.min-retries-per-second must not be negative, but was -1")),
 				arguments(List.of("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s"),
-						List.of("resilience.retries.partner: max-delay (PT1S) must not be shorter than delay (PT2S)")),
+						List.of("resilience.retries.partner.max-delay (PT1S) must not be shorter than delay (PT2S)")),
 				arguments(List.of("resilience.retries.partner.budget.window=5s"), List.of(budgetOff)),
 				arguments(List.of("resilience.retries.partner.budget.min-retries-per-second=2"), List.of(budgetOff)),
 				arguments(List.of("resilience.retries.partner.delay=soon"),
