@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
  * Keeps the state of one rate limiter's keys and decides atomically over all of its
  * constraints. The starter ships the in-memory store and the Redis store
  * ({@link dev.resilience.ratelimit.redis.RedisRateLimitStore}); other stores plug in through a
- * {@link RateLimitStoreFactory} (in a Spring application, a
- * {@code dev.resilience.autoconfigure.ratelimit.RateLimitStoreRegistration} bean).
+ * {@link RateLimitStoreFactory} registered with {@code RateLimiterRegistry.Builder#store}. (The
+ * starter's {@code store} property selects only {@code memory} or {@code redis}; see
+ * {@code dev.resilience.autoconfigure.ratelimit.RateLimitStoreRegistration}.)
  */
 public interface RateLimitStore {
 

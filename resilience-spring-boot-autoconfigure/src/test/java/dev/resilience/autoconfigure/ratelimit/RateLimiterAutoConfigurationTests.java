@@ -13,6 +13,7 @@ import org.springframework.core.Ordered;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTicker;
@@ -253,6 +254,30 @@ class RateLimiterAutoConfigurationTests {
 	void runWhenAspectOrderIsSetShouldPassItToAspect() {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=-5")
 			.run((context) -> assertThat(context.getBean(RateLimitedAdvisor.class).getOrder()).isEqualTo(-5));
+	}
+
+	@Test
+	void runWhenAStoreRegistrationHasTypeMemoryShouldMakeTheStoresOfMemoryLimiters() {
+		// The registration's factory, asked for limiter x's store, stops startup naming x.
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1")
+			.withBean(RateLimitStoreRegistration.class, () -> new RateLimitStoreRegistration("memory",
+					(name, settings, ticker) -> {
+						throw new IllegalStateException("the registration made the store of " + name);
+					}))
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("the registration made the store of x"));
+	}
+
+	@Test
+	void runWhenAStoreRegistrationHasAnotherTypeTheStorePropertyShouldStillRefuseIt() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.x.max-concurrent=1", "resilience.rate-limiters.x.store=disk")
+			.withBean(RateLimitStoreRegistration.class, () -> new RateLimitStoreRegistration("disk",
+					(name, settings, ticker) -> {
+						throw new IllegalStateException("the registration made the store of " + name);
+					}))
+			.run((context) -> assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("Failed to bind properties under 'resilience.rate-limiters.x.store' to "
+						+ RateLimiterProperties.Store.class.getName()));
 	}
 
 	public interface Callable {
