@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * An exact sliding window: one entry per admitted call, in time order. Calls that reach the same
- * nanosecond are separate entries, unlike the Redis seed's {@code ZADD key now now}, which
- * collapses them into one.
+ * nanosecond are separate entries: a log keyed by the time alone (a Redis sorted set written with
+ * {@code ZADD key now now}) would collapse them into one and count too few calls.
  * <p>
  * A decision must not cost more for a larger limit, so the entries live in two growing arrays
  * used as a queue: the times, and the running total of the cost admitted up to each entry.

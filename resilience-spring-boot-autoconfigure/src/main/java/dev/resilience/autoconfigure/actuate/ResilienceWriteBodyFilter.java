@@ -21,8 +21,9 @@ import org.springframework.util.StreamUtils;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Lets the write operation of the {@code resilience} endpoint take the body of SPEC section 7,
- * {@code {"properties": {"windows[0].limit": "5"}}}: Actuator reads an operation's body as a map
+ * Lets the write operation of the {@code resilience} endpoint take its properties as a nested
+ * object, {@code {"properties": {"windows[0].limit": "5"}}}, the form a user writes by hand and
+ * the one docs/runtime-changes.md shows: Actuator reads an operation's body as a map
  * of strings, so this filter hands the {@code properties} object on as a JSON string, which the
  * operation parses. Everything else about the request (the path, access, security) stays
  * Actuator's.

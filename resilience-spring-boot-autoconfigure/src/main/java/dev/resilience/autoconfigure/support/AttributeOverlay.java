@@ -8,10 +8,10 @@ import java.util.function.IntConsumer;
 
 /**
  * Lays the attributes an annotation sets over a named policy's settings, the one way every
- * binder does it (SPEC §3): an attribute the annotation does not set leaves the policy's value;
- * one it sets always wins, even when it equals the built-in default ({@code maxRetries = 3} on a
- * policy of 5 makes 3). So the annotations declare "not set" markers as their defaults, never a
- * real value:
+ * binder does it, so that every annotation's attributes mean the same: an attribute the
+ * annotation does not set leaves the policy's value; one it sets always wins, even when it equals
+ * the built-in default ({@code maxRetries = 3} on a policy of 5 makes 3). So the annotations
+ * declare "not set" markers as their defaults, never a real value:
  * <ul>
  * <li>a number: {@link #UNSET_INT} ({@code Integer.MIN_VALUE}) or {@link #UNSET_DOUBLE}
  * ({@code Double.NaN});</li>

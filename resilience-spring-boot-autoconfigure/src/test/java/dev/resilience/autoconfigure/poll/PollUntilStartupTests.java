@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests that mistakes in {@link PollUntil @PollUntil} annotations and {@code resilience.polls.*}
- * stop startup with a message naming the method or the property (SPEC section 8).
+ * stop startup with a message naming the method or the property.
  */
 class PollUntilStartupTests {
 

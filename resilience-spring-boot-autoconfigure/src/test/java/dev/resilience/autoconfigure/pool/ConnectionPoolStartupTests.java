@@ -24,7 +24,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that mistakes in {@code resilience.pools} and {@code @WithConnection} stop startup with a
- * message naming the property or the method (SPEC section 8).
+ * message naming the property or the method.
  */
 class ConnectionPoolStartupTests {
 

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tests that mistakes in {@link RateLimited @RateLimited} annotations stop startup with a message
- * naming the method (SPEC section 8).
+ * naming the method.
  */
 class RateLimitedMethodsStartupTests {
 

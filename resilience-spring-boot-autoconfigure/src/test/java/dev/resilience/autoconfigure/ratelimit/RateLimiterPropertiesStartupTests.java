@@ -20,7 +20,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that a misconfigured {@code resilience.rate-limiters.<name>} stops startup with a message
- * naming the property (SPEC section 8).
+ * naming the property.
  */
 class RateLimiterPropertiesStartupTests {
 

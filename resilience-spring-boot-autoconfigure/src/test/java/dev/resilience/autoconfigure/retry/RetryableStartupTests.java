@@ -25,7 +25,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 /**
  * Tests that every mistake in a {@code @Retryable} or in {@code resilience.retries.*} stops
- * startup with a message naming the method or the property (SPEC section 8).
+ * startup with a message naming the method or the property.
  */
 class RetryableStartupTests {
 

@@ -10,8 +10,8 @@ import dev.resilience.sample.partner.Invoice;
 
 /**
  * Fetches invoices from a partner that fails now and then. {@code @Retryable} runs outside
- * {@code @RateLimited} (SPEC section 6), so every retry asks the client-side limiter again; a
- * {@code 503} is retried with exponential backoff and full jitter, and a {@code 429}'s
+ * {@code @RateLimited} (the aspects' default order), so every retry asks the client-side limiter
+ * again; a {@code 503} is retried with exponential backoff and full jitter, and a {@code 429}'s
  * {@code Retry-After} (or the limiter's own) becomes the next delay. The policy is
  * {@code resilience.retries.partner-invoices} in application.yml.
  */

@@ -48,7 +48,8 @@ public class PartnerClient {
 			.body(Export.class);
 	}
 
-	// Polling runs outside the limiter (SPEC order), so every status check waits for its slot.
+	// Polling runs outside the limiter (the aspects' default order), so every status check waits for
+	// its slot.
 	@PollUntil(name = "partner-export", until = "#result.status == 'DONE'")
 	@RateLimited("partner-api")
 	public Export exportStatus(String id) {
