@@ -314,11 +314,11 @@ public final class BenchmarkReport {
 				one(ASYNC, "mono", "resilience4j"), 2);
 		compare(md, "Annotated `CompletableFuture`: ours ≥ 2× Resilience4j's @Retry", one(ASYNC, "future", "ours"),
 				one(ASYNC, "future", "resilience4j"), 2);
-		compare(md, "Retry budget, 2 threads: ours ≥ 2× the exact log under a lock it was before issue 14",
+		compare(md, "Retry budget, 2 threads: ours ≥ 2× the exact log under a lock of earlier versions",
 				one(RETRY_BUDGET, "twoThreads", "ours"), one(RETRY_BUDGET, "twoThreads", "locked_log"), 2);
 		compare(md, "`@WithConnection` call: ours ≥ 2× Resilience4j's `ThreadPoolBulkhead` + `TimeLimiter`",
 				one(POOL, "ours", 0), one(POOL, "resilience4j", 0), 2);
-		compare(md, "Rejection through `@RateLimited`: ours ≥ 3× the rejection with a stack trace (as before issue 14)",
+		compare(md, "Rejection through `@RateLimited`: ours ≥ 3× the rejection with a stack trace (as in earlier versions)",
 				one(REJECTED, "ours", 0), one(REJECTED, "stack_traces", 0), 3);
 		Double ours = this.bytesPerKey.get("ours");
 		target(md, "Heap per recently used bucket-only key: ours ≤ 150 B",
@@ -453,7 +453,7 @@ public final class BenchmarkReport {
 			.append("it: every call records its first attempt, every fourth asks for a retry, granted or refused; ")
 			.append("one thread, and two threads sharing the budget. Ours (100 time buckets, no lock) against ")
 			.append("the same rule kept exactly in a log of every call under a lock, as our budget was built ")
-			.append("before issue 14.\n\n");
+			.append("in earlier versions.\n\n");
 		table(md, find(RETRY_BUDGET, null, null), List.of("locked_log"), "Threads",
 				(result) -> Integer.toString(result.threads()));
 	}
@@ -464,7 +464,7 @@ public final class BenchmarkReport {
 			.append("limiter (two exact windows, as the sample's `partner-server`) was drained first, so every call ")
 			.append("is rejected and the caller catches the `RateLimitExceededException`; beside it the same ")
 			.append("rejection recording its stack trace (`resilience.rate-limit-stack-traces=true`, what every ")
-			.append("rejection did before issue 14) and an admitted call on a limiter that admits everything. One ")
+			.append("rejection did in earlier versions) and an admitted call on a limiter that admits everything. One ")
 			.append("thread. `benchmarks/run-http.sh` measures the same over HTTP with `wrk`.\n\n");
 		table(md, find(REJECTED, null, null), List.of("stack_traces", "admitted"), "Threads",
 				(result) -> Integer.toString(result.threads()));
@@ -563,8 +563,8 @@ public final class BenchmarkReport {
 			case "bucket4j_caffeine" -> "Bucket4j in Caffeine";
 			case "guava" -> "Guava";
 			case "clock_only" -> "clock read alone (the floor)";
-			case "locked_log" -> "exact log under a lock (before issue 14)";
-			case "stack_traces" -> "rejected, with a stack trace (before issue 14)";
+			case "locked_log" -> "exact log under a lock (earlier versions)";
+			case "stack_traces" -> "rejected, with a stack trace (earlier versions)";
 			case "admitted" -> "admitted";
 			default -> impl;
 		};

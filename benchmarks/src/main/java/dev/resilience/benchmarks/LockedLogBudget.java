@@ -6,7 +6,7 @@ import dev.resilience.Ticker;
 import dev.resilience.retry.RetryBudgetSettings;
 
 /**
- * The exact retry budget as it was built before issue 14, kept as the benchmark's yardstick:
+ * The exact retry budget as earlier versions built it, kept as the benchmark's yardstick:
  * under one lock, a log of the time of every first attempt and of every retry in the window,
  * pruned as the window slides. Same rule as {@code RetryBudget}, without its buckets.
  */

@@ -32,8 +32,9 @@ import dev.resilience.ratelimit.RateLimited;
  * before measuring so that every call is rejected; the caller catches the
  * {@link RateLimitExceededException} and returns it, as a web handler would receive it. The same
  * method under a limiter that admits every call is measured beside it, and the rejection with the
- * stack trace every rejection recorded before issue 14 ({@code resilience.rate-limit-stack-traces=true}),
- * so that the three can be compared within one run.
+ * stack trace every rejection recorded in earlier versions
+ * ({@code resilience.rate-limit-stack-traces=true}), so that the three can be compared within one
+ * run.
  * <pre class="code">
  * flock /work/bench.lock benchmarks/run.sh RejectedCallBenchmark
  * </pre>
@@ -49,7 +50,7 @@ public class RejectedCallBenchmark {
 
 	/**
 	 * {@code ours}: rejected, as configured by default; {@code stack_traces}: rejected, each rejection
-	 * recording its stack trace as before issue 14; {@code admitted}: every call admitted.
+	 * recording its stack trace as in earlier versions; {@code admitted}: every call admitted.
 	 */
 	@Param({ "ours", "stack_traces", "admitted" })
 	String impl;

@@ -28,7 +28,7 @@ import dev.resilience.retry.RetryBudgetSettings;
  * a share of the asks is granted and the rest refused, and the window slides on the system
  * clock while the benchmark runs. One thread, and two threads sharing the budget. Ours against
  * {@link LockedLogBudget}, the same rule kept exactly under a lock in a log of every call, as our
- * budget was built before issue 14.
+ * budget was built in earlier versions.
  * <p>
  * The window is 100 ms rather than the default 10 s so that the log of every call in the window
  * fits in the fork's heap at this call rate (tens of millions of calls a second); a shorter log
