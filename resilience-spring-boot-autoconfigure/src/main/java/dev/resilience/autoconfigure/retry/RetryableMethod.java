@@ -27,7 +27,7 @@ import dev.resilience.retry.RetryableCall;
  * The {@code @Retryable} of one method, read and checked: its retry, its conditions and its
  * fallback. Immutable.
  */
-public final class RetryableMethod {
+final class RetryableMethod {
 
 	private final Retry retry;
 
