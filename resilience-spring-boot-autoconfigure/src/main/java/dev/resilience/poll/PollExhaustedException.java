@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.DurationText;
+import dev.resilience.internal.DurationText;
 
 /**
  * Thrown when a poll ends without its condition ever being met, with a message such as

@@ -6,7 +6,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.retry.Backoff;
-import dev.resilience.BackoffPolicy;
+import dev.resilience.retry.BackoffPolicy;
 
 /**
  * The immutable settings of a poll: the delays between attempts, how many attempts are made,

@@ -18,12 +18,12 @@ import java.util.function.Supplier;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.Causes;
-import dev.resilience.Durations;
-import dev.resilience.Listeners;
-import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.internal.Causes;
+import dev.resilience.internal.Durations;
+import dev.resilience.internal.Listeners;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.observation.ResilienceObservation;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.retry.Backoff;
@@ -31,7 +31,7 @@ import dev.resilience.retry.Backoff;
 /**
  * Calls a supplier until a predicate accepts its value: production code's way to wait for a
  * condition, such as an export that is {@code DONE}. The first attempt is made at once, the
- * following ones after the delays of the settings' {@link dev.resilience.BackoffPolicy}
+ * following ones after the delays of the settings' {@link dev.resilience.retry.BackoffPolicy}
  * (10, 20, 30, 40 ms by default), until the condition is met, the attempts are used up or the
  * next attempt would begin past the timeout. Three ways to run it:
  * <ul>

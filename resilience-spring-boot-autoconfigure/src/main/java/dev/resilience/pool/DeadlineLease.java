@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.context.ContextSnapshot;
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.ScheduledAttempts;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
 

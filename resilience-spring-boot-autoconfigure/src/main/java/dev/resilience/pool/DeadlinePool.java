@@ -26,9 +26,9 @@ import org.apache.commons.pool2.impl.GenericObjectPool;
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.Listeners;
-import dev.resilience.ScheduledAttempts;
 import dev.resilience.Ticker;
+import dev.resilience.internal.Listeners;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
 

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.ScheduledAttempts;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.observation.ResilienceObservation;
 import dev.resilience.observation.ResilienceObservations;
 

@@ -10,6 +10,7 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.Durations;
 import dev.resilience.observation.ResilienceObservation;
 import dev.resilience.observation.ResilienceObservations;
 
@@ -526,7 +527,7 @@ final class Acquisition {
 	}
 
 	private static long budgetLeft(RateLimitRequest request, long start, long now) {
-		return Durations.toNanos(request.maxWait()) - (now - start);
+		return Durations.saturatedNanos(request.maxWait()) - (now - start);
 	}
 
 	private static Duration max(Duration a, Duration b) {

@@ -19,6 +19,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.Durations;
 
 /**
  * Keeps a limiter's keys in this JVM's memory.
@@ -35,7 +36,7 @@ import dev.resilience.Ticker;
  * Time is the {@link Ticker}'s, counted from the store's creation: only differences of readings
  * mean anything, so a ticker near {@link Long#MAX_VALUE} works as well as one near zero.
  */
-public final class InMemoryRateLimitStore implements RateLimitStore {
+final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
 	 * A decision records a use of its key only when the last recorded one is more than this old
@@ -104,7 +105,7 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 	 * @param settings the limiter's settings
 	 * @param ticker the clock
 	 */
-	public InMemoryRateLimitStore(String limiterName, RateLimiterSettings settings, Ticker ticker) {
+	InMemoryRateLimitStore(String limiterName, RateLimiterSettings settings, Ticker ticker) {
 		this.limiterName = limiterName;
 		this.settings = settings;
 		long origin = ticker.read();
@@ -148,9 +149,9 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 			horizon = Math.max(horizon, Durations.mulDivCeil(window.periodNanos(), windowSpan, 1));
 		}
 		if (settings.maxConcurrent() > 0) {
-			horizon = Math.max(horizon, Durations.toNanos(settings.leaseTimeout()));
+			horizon = Math.max(horizon, Durations.saturatedNanos(settings.leaseTimeout()));
 		}
-		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.toNanos(settings.maxWait())), 1);
+		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.saturatedNanos(settings.maxWait())), 1);
 	}
 
 	@Override
@@ -421,12 +422,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
 			RateLimiterSettings settings = this.settings;
-			leases.prune(this.clock.read(), Durations.toNanos(settings.leaseTimeout()));
+			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
 			if (leases.size() < settings.maxConcurrent()) {
 				return;
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
-			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(settings.leaseTimeout()))
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.saturatedNanos(settings.leaseTimeout()))
 					- this.clock.read();
 			long deadline = System.nanoTime() + Math.min(nanos, untilExpiry);
 			long admissions = slots.admissions;
@@ -466,12 +467,12 @@ public final class InMemoryRateLimitStore implements RateLimitStore {
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
 			RateLimiterSettings settings = this.settings;
-			leases.prune(this.clock.read(), Durations.toNanos(settings.leaseTimeout()));
+			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
 			if (leases.size() < settings.maxConcurrent()) {
 				return CompletableFuture.completedFuture(null);
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
-			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.toNanos(settings.leaseTimeout()))
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.saturatedNanos(settings.leaseTimeout()))
 					- this.clock.read();
 			delay = Math.max(0, Math.min(nanos, untilExpiry));
 			slots.addPermitFuture(ready);

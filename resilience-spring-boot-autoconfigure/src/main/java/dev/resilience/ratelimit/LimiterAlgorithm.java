@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.Durations;
 
 /**
  * One atomic decision over every constraint of a limiter, as a function of the settings, the
@@ -117,7 +118,7 @@ final class LimiterAlgorithm {
 			}
 		}
 		if (slots.leases != null) {
-			slots.leases.prune(now, Durations.toNanos(settings.leaseTimeout()));
+			slots.leases.prune(now, Durations.saturatedNanos(settings.leaseTimeout()));
 		}
 	}
 
@@ -131,7 +132,7 @@ final class LimiterAlgorithm {
 			long typicalHoldNanos) {
 		long oldest = slots.leases.oldestStart();
 		long held = Math.max(0, now - oldest);
-		long expiresIn = Durations.saturatedAdd(oldest, Durations.toNanos(settings.leaseTimeout())) - now;
+		long expiresIn = Durations.saturatedAdd(oldest, Durations.saturatedNanos(settings.leaseTimeout())) - now;
 		long estimate;
 		if (typicalHoldNanos <= 0) {
 			estimate = held;

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.resilience.Listeners;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.internal.Listeners;
 import dev.resilience.observation.ResilienceObservations;
 
 /**

@@ -6,6 +6,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.Durations;
+
 /**
  * What a rate limiter decided for one call, or, from {@link RateLimiter#inspect(String)}, the
  * state of one key. Immutable: every field is final, and the quotas are computed from them each
@@ -78,7 +80,7 @@ public final class RateLimitDecision {
 	 */
 	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
 			boolean concurrencyLimited, List<Quota> quotas, int inFlight, int maxConcurrent) {
-		this(limiterName, key, permitted, Durations.toNanos(wait), Durations.toNanos(retryAfter), concurrencyLimited,
+		this(limiterName, key, permitted, Durations.saturatedNanos(wait), Durations.saturatedNanos(retryAfter), concurrencyLimited,
 				inFlight, maxConcurrent, List.copyOf(quotas), null, 0, null, null);
 	}
 

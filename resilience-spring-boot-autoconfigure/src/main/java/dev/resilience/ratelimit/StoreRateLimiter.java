@@ -7,6 +7,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
+import dev.resilience.internal.Durations;
+
 /**
  * A {@link RateLimiter} whose state lives in a {@link RateLimitStore}.
  */
@@ -128,14 +130,14 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public Reservation reserve(String key, int cost, Duration maxWait) {
 		checkCost(this.current, cost);
-		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
+		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.saturatedNanos(maxWait));
 	}
 
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait) {
 		try {
 			checkCost(this.current, cost);
-			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, Durations.toNanos(maxWait));
+			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, Durations.saturatedNanos(maxWait));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -154,13 +156,13 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public void awaitPermit(String key, Duration maxWait) throws InterruptedException {
-		this.store.awaitPermit(Objects.requireNonNull(key, "key"), Durations.toNanos(maxWait));
+		this.store.awaitPermit(Objects.requireNonNull(key, "key"), Durations.saturatedNanos(maxWait));
 	}
 
 	@Override
 	public CompletableFuture<Void> awaitPermitAsync(String key, Duration maxWait, ScheduledExecutorService scheduler) {
 		try {
-			return this.store.awaitPermitAsync(Objects.requireNonNull(key, "key"), Durations.toNanos(maxWait),
+			return this.store.awaitPermitAsync(Objects.requireNonNull(key, "key"), Durations.saturatedNanos(maxWait),
 					Objects.requireNonNull(scheduler, "scheduler"));
 		}
 		catch (RuntimeException ex) {

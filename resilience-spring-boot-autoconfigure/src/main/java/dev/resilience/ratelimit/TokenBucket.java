@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit;
 
+import dev.resilience.internal.Durations;
+
 /**
  * The token-bucket arithmetic as a pure function over an immutable {@link State}, after
  * ExWaiter's {@code limit_rate}: give it the bucket, the settings and the time, and it returns

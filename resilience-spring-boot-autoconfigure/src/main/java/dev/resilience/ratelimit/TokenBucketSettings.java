@@ -3,6 +3,8 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.Durations;
+
 /**
  * The settings of a token bucket.
  *
@@ -41,7 +43,7 @@ public record TokenBucketSettings(long capacity, long refillTokens, Duration ref
 	 * @return the refill period in nanoseconds
 	 */
 	public long refillPeriodNanos() {
-		return Durations.toNanos(this.refillPeriod);
+		return Durations.saturatedNanos(this.refillPeriod);
 	}
 
 }

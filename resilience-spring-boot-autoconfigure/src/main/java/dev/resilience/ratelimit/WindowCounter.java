@@ -1,5 +1,7 @@
 package dev.resilience.ratelimit;
 
+import dev.resilience.internal.Durations;
+
 /**
  * An approximate sliding window in constant memory: the cost admitted in the current and the
  * previous fixed window, the previous one weighed by how much of it the sliding window still

@@ -2,6 +2,8 @@ package dev.resilience.ratelimit;
 
 import java.util.Arrays;
 
+import dev.resilience.internal.Durations;
+
 /**
  * An exact sliding window: one entry per admitted call, in time order. Calls that reach the same
  * nanosecond are separate entries: a log keyed by the time alone (a Redis sorted set written with

@@ -3,6 +3,8 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.Durations;
+
 /**
  * A sliding window: no interval of length {@code period} may contain more than {@code limit}
  * admitted cost.
@@ -33,7 +35,7 @@ public record WindowSettings(long limit, Duration period) {
 	 * @return the period in nanoseconds
 	 */
 	public long periodNanos() {
-		return Durations.toNanos(this.period);
+		return Durations.saturatedNanos(this.period);
 	}
 
 }

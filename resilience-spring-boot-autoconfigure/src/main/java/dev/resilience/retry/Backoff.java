@@ -9,7 +9,7 @@ package dev.resilience.retry;
  * <li>{@link #EXPONENTIAL}: {@code d * multiplier^(n - 1)}, so 1, 2, 4, 8 s for {@code d = 1s} and
  * a multiplier of 2.</li>
  * </ul>
- * Every delay is capped at the policy's maximum delay; see {@link dev.resilience.BackoffPolicy}, which computes them.
+ * Every delay is capped at the policy's maximum delay; see {@link dev.resilience.retry.BackoffPolicy}, which computes them.
  */
 public enum Backoff {
 

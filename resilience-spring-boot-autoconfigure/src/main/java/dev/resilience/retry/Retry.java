@@ -16,11 +16,11 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.Causes;
-import dev.resilience.Listeners;
-import dev.resilience.ScheduledAttempts;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.internal.Causes;
+import dev.resilience.internal.Listeners;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.observation.ResilienceObservations;
 
 /**

@@ -5,8 +5,7 @@ import java.util.Iterator;
 import java.util.NoSuchElementException;
 import java.util.function.DoubleSupplier;
 
-import dev.resilience.BackoffPolicy;
-import dev.resilience.Durations;
+import dev.resilience.internal.Durations;
 
 /**
  * The delays of one call's retries, apart from the loop that waits them (the idea of the Rust
@@ -14,7 +13,7 @@ import dev.resilience.Durations;
  * {@code n} from 1 to {@code maxRetries}; then no more. Not thread safe: one per call. Get one
  * from {@link RetryPolicy#delays(DoubleSupplier)}.
  */
-public final class RetryDelays implements Iterator<Duration> {
+final class RetryDelays implements Iterator<Duration> {
 
 	private final BackoffPolicy backoff;
 

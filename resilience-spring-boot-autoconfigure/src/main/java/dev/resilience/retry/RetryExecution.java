@@ -9,8 +9,8 @@ import java.util.function.Predicate;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.DurationText;
-import dev.resilience.Durations;
+import dev.resilience.internal.DurationText;
+import dev.resilience.internal.Durations;
 import dev.resilience.observation.ResilienceObservation;
 import dev.resilience.observation.ResilienceObservations;
 

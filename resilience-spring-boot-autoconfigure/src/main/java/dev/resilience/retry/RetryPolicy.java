@@ -7,8 +7,7 @@ import java.util.function.DoubleSupplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.BackoffPolicy;
-import dev.resilience.Causes;
+import dev.resilience.internal.Causes;
 
 /**
  * What a retry does, without state: how many retries, the delays between attempts, the budget
@@ -91,7 +90,7 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 	 * @param random random numbers in {@code [0, 1)} for the jitter
 	 * @return the delays, {@code maxRetries} of them
 	 */
-	public RetryDelays delays(DoubleSupplier random) {
+	RetryDelays delays(DoubleSupplier random) {
 		return new RetryDelays(this.backoff, this.jitter, this.maxRetries, random);
 	}
 

@@ -9,7 +9,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.retry.Backoff;
-import dev.resilience.BackoffPolicy;
+import dev.resilience.retry.BackoffPolicy;
 
 import static dev.resilience.poll.PollerTests.ms;
 import static org.assertj.core.api.Assertions.assertThat;

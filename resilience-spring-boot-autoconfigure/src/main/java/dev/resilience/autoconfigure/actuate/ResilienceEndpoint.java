@@ -6,14 +6,12 @@ import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
-
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
-import dev.resilience.BackoffPolicy;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -24,6 +22,7 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.TokenBucketSettings;
+import dev.resilience.retry.BackoffPolicy;
 import dev.resilience.retry.RetryBudget;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;

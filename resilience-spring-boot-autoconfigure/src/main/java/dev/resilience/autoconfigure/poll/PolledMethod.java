@@ -21,7 +21,7 @@ import dev.resilience.poll.Poller;
  * The {@code @PollUntil} of one method, read and checked: the settings, the meters' name and
  * the parsed condition. Immutable.
  */
-public final class PolledMethod {
+final class PolledMethod {
 
 	/** The supplier of a poller that polls stages, which it never calls. */
 	private static final Supplier<@Nullable Object> NO_SUPPLIER = () -> {

@@ -18,7 +18,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
  * The {@code @RateLimited} annotations of one method, read and checked: for each limiter, in the
  * order asked, the key expression, the cost and the longest wait. Immutable.
  */
-public final class RateLimitedMethod {
+final class RateLimitedMethod {
 
 	private final RateLimiterRegistry registry;
 

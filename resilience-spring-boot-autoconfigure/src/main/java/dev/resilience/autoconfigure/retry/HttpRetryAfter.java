@@ -18,7 +18,7 @@ import dev.resilience.retry.RetryAfter;
  * WebFlux is present, a {@link WebClientResponseException}. Both the seconds and the HTTP-date
  * forms are read, the date relative to the given clock.
  */
-public final class HttpRetryAfter implements RetryAfter {
+final class HttpRetryAfter implements RetryAfter {
 
 	private static final boolean WEB_CLIENT_PRESENT = ClassUtils.isPresent(
 			"org.springframework.web.reactive.function.client.WebClientResponseException",

@@ -16,9 +16,9 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.ScheduledAttempts;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.Stages;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.retry.Retry;
 import dev.resilience.retry.RetryExecution;
 import dev.resilience.retry.RetryableCall;
@@ -27,7 +27,7 @@ import dev.resilience.retry.RetryableCall;
  * The {@code @Retryable} of one method, read and checked: its retry, its conditions and its
  * fallback. Immutable.
  */
-public final class RetryableMethod {
+final class RetryableMethod {
 
 	private final Retry retry;
 

@@ -2,8 +2,8 @@ package dev.resilience.autoconfigure.support;
 
 import java.time.Duration;
 
-import dev.resilience.BackoffPolicy;
 import dev.resilience.retry.Backoff;
+import dev.resilience.retry.BackoffPolicy;
 
 /**
  * The backoff settings of a retry policy ({@code resilience.retries.<name>}) and of poll

@@ -12,7 +12,7 @@ import dev.resilience.ratelimit.RateLimitDecision;
  * {@code RateLimit-Policy} and {@code RateLimit}, one item per token bucket or window, e.g.
  * {@code "partner-api-5s";q=25;w=5} and {@code "partner-api-5s";r=0;t=3}.
  */
-public final class RateLimitHeaders {
+final class RateLimitHeaders {
 
 	/** The {@code RateLimit-Policy} header field. */
 	public static final String POLICY = "RateLimit-Policy";

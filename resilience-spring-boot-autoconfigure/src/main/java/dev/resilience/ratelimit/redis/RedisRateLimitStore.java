@@ -17,7 +17,7 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.Listeners;
+import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitStore;
 import dev.resilience.ratelimit.RateLimiterSettings;

@@ -7,15 +7,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
-
 import org.springframework.util.ReflectionUtils;
 
-import dev.resilience.BackoffPolicy;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.poll.PollUntil;
 import dev.resilience.retry.Backoff;
+import dev.resilience.retry.BackoffPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -7,11 +7,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
-
 import org.springframework.util.ReflectionUtils;
 
-import dev.resilience.BackoffPolicy;
 import dev.resilience.retry.Backoff;
+import dev.resilience.retry.BackoffPolicy;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;

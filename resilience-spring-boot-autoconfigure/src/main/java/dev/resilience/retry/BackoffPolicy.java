@@ -1,9 +1,9 @@
-package dev.resilience;
+package dev.resilience.retry;
 
 import java.time.Duration;
 import java.util.Objects;
 
-import dev.resilience.retry.Backoff;
+import dev.resilience.internal.Durations;
 
 /**
  * The delays between attempts, without jitter: a {@link Backoff} applied to a first delay, with a

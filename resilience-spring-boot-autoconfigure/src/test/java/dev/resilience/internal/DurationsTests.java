@@ -1,4 +1,4 @@
-package dev.resilience;
+package dev.resilience.internal;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package dev.resilience;
+package dev.resilience.internal;
 
 import java.util.List;
 import java.util.function.Consumer;

@@ -1,4 +1,4 @@
-package dev.resilience;
+package dev.resilience.internal;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,9 @@
-package dev.resilience;
+package dev.resilience.retry;
 
 import java.time.Duration;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
-
-import dev.resilience.retry.Backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
