@@ -33,7 +33,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * Keeps a limiter's keys in Redis, so that every application instance using the same Redis
  * shares the limit.
  * <p>
- * Each decision is one run of {@code decide.lua} (see {@link RedisScriptRunner}), which
+ * Each decision is one run of {@code decide.lua} (see {@link RedisScriptRunner}; for a limiter with
+ * a token bucket alone, the shorter {@code decide_bucket.lua}), which
  * decides every constraint of the limiter atomically on the server's clock ({@code TIME}, in
  * microseconds) with the same rules as the in-memory store: the token bucket's greedy or interval
  * refill, exact windows as sorted sets with one member per call (its sequence number and cost, so
@@ -254,9 +255,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (this.clockOffsetKnown) {
 			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
 		}
-		byte[][] arguments = this.arguments.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
+		ScriptArguments settings = this.arguments;
+		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
 		CompletableFuture<T> decided = new CompletableFuture<>();
-		this.runner.run(Script.DECIDE, this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
+		this.runner.run(settings.decideScript(), this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
 			ScriptArguments.Reply reply = null;
 			Throwable failure = ex;
 			if (failure == null) {
