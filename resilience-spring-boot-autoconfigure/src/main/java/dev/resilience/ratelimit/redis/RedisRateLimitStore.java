@@ -96,6 +96,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private volatile boolean clockOffsetKnown;
 
+	/**
+	 * The time the bucket of {@link #settings} takes to refill from empty, part of every decision's
+	 * quota: worked out (in {@code BigInteger}) once per settings, not per decision.
+	 */
+	private volatile @Nullable BucketRefill bucketRefill;
+
 	/** Whether the last operation failed, so that a failure is logged once, not per call. */
 	private volatile boolean failing;
 
@@ -428,7 +434,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		TokenBucketSettings bucket = this.settings.tokenBucket();
 		if (bucket != null) {
 			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, bucket.capacity(),
-					fullRefill(bucket), numbers[0], micros(numbers[1])));
+					fullRefillOf(bucket), numbers[0], micros(numbers[1])));
 			next = 2;
 		}
 		for (WindowSettings window : this.settings.windows()) {
@@ -444,6 +450,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static Duration micros(long micros) {
 		return Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(0, micros)));
+	}
+
+	/** {@link #fullRefill(TokenBucketSettings)} of the current settings' bucket, kept while they are current. */
+	private Duration fullRefillOf(TokenBucketSettings bucket) {
+		BucketRefill known = this.bucketRefill;
+		if (known == null || known.bucket() != bucket) {
+			known = new BucketRefill(bucket, fullRefill(bucket));
+			this.bucketRefill = known;
+		}
+		return known.fullRefill();
+	}
+
+	/** A bucket's settings and the time it takes to refill from empty. */
+	private record BucketRefill(TokenBucketSettings bucket, Duration fullRefill) {
 	}
 
 	/** The time a bucket takes to refill from empty, rounded up as the in-memory store does. */
