@@ -28,14 +28,25 @@ final class RedisKeys {
 	/** The prefix and the escaped limiter name, up to the tag's opening brace. */
 	private final byte[] head;
 
-	private final String limiterName;
+	/** The hash's bytes in a tag, each written as two hex digits. */
+	private static final int TAG_BYTES = 16;
+
+	/**
+	 * A digest that has taken in the name's length and the name, the part of every tag's hash
+	 * that is the same: each key's hash continues a copy of it, cheaper than a new digest.
+	 */
+	private final MessageDigest named;
 
 	/** The parts after the tag, such as {@code }:s}. */
 	private final byte[][] tails;
 
 	RedisKeys(String keyPrefix, String limiterName, RateLimiterSettings settings) {
 		checkPrefix(keyPrefix);
-		this.limiterName = limiterName;
+		MessageDigest named = sha256();
+		// The name's length first: no two (name, key) pairs give the same bytes.
+		named.update(ByteBuffer.allocate(Integer.BYTES).putInt(limiterName.length()).array());
+		named.update(codeUnits(limiterName));
+		this.named = named;
 		this.head = (keyPrefix + escape(limiterName) + ":{").getBytes(StandardCharsets.UTF_8);
 		int windows = (settings.windowAlgorithm() == WindowAlgorithm.LOG) ? settings.windows().size() : 0;
 		int count = 1 + windows + ((settings.maxConcurrent() > 0) ? 1 : 0);
@@ -79,21 +90,30 @@ final class RedisKeys {
 
 	/** The hash tag of a user's key: 32 hex digits. */
 	String tag(String key) {
-		MessageDigest digest = sha256();
-		// The name's length first: no two (name, key) pairs give the same bytes.
-		digest.update(ByteBuffer.allocate(Integer.BYTES).putInt(this.limiterName.length()).array());
-		update(digest, this.limiterName);
-		update(digest, key);
-		byte[] hash = digest.digest();
-		return HEX.formatHex(hash, 0, 16);
+		return HEX.formatHex(hash(key), 0, TAG_BYTES);
 	}
 
-	private static void update(MessageDigest digest, String value) {
+	/** SHA-256 over the limiter's name and the key, the name's part taken from {@link #named}. */
+	private byte[] hash(String key) {
+		MessageDigest digest;
+		try {
+			digest = (MessageDigest) this.named.clone();
+		}
+		catch (CloneNotSupportedException ex) {
+			throw new IllegalStateException("SHA-256 digests of this platform cannot be copied", ex);
+		}
+		return digest.digest(codeUnits(key));
+	}
+
+	/** Every UTF-16 code unit, high byte first (even a lone surrogate, which an encoder would replace). */
+	private static byte[] codeUnits(String value) {
+		byte[] bytes = new byte[2 * value.length()];
 		for (int i = 0; i < value.length(); i++) {
 			char c = value.charAt(i);
-			digest.update((byte) (c >>> 8));
-			digest.update((byte) c);
+			bytes[2 * i] = (byte) (c >>> 8);
+			bytes[2 * i + 1] = (byte) c;
 		}
+		return bytes;
 	}
 
 	/**
@@ -102,14 +122,18 @@ final class RedisKeys {
 	 * @return the keys
 	 */
 	byte[][] keys(String key) {
-		byte[] tag = tag(key).getBytes(StandardCharsets.US_ASCII);
+		byte[] hash = hash(key);
 		byte[][] keys = new byte[this.tails.length][];
+		int tag = 2 * TAG_BYTES;
 		for (int i = 0; i < keys.length; i++) {
 			byte[] tail = this.tails[i];
-			byte[] name = new byte[this.head.length + tag.length + tail.length];
+			byte[] name = new byte[this.head.length + tag + tail.length];
 			System.arraycopy(this.head, 0, name, 0, this.head.length);
-			System.arraycopy(tag, 0, name, this.head.length, tag.length);
-			System.arraycopy(tail, 0, name, this.head.length + tag.length, tail.length);
+			for (int j = 0; j < TAG_BYTES; j++) {
+				name[this.head.length + 2 * j] = (byte) HEX.toHighHexDigit(hash[j]);
+				name[this.head.length + 2 * j + 1] = (byte) HEX.toLowHexDigit(hash[j]);
+			}
+			System.arraycopy(tail, 0, name, this.head.length + tag, tail.length);
 			keys[i] = name;
 		}
 		return keys;

@@ -33,7 +33,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * Keeps a limiter's keys in Redis, so that every application instance using the same Redis
  * shares the limit.
  * <p>
- * Each decision is one run of {@code decide.lua} (see {@link RedisScriptRunner}), which
+ * Each decision is one run of {@code decide.lua} (see {@link RedisScriptRunner}; for a limiter with
+ * a token bucket alone, the shorter {@code decide_bucket.lua}), which
  * decides every constraint of the limiter atomically on the server's clock ({@code TIME}, in
  * microseconds) with the same rules as the in-memory store: the token bucket's greedy or interval
  * refill, exact windows as sorted sets with one member per call (its sequence number and cost, so
@@ -94,6 +95,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private volatile long clockOffsetMicros;
 
 	private volatile boolean clockOffsetKnown;
+
+	/**
+	 * The time the bucket of {@link #settings} takes to refill from empty, part of every decision's
+	 * quota: worked out (in {@code BigInteger}) once per settings, not per decision.
+	 */
+	private volatile @Nullable BucketRefill bucketRefill;
 
 	/** Whether the last operation failed, so that a failure is logged once, not per call. */
 	private volatile boolean failing;
@@ -254,9 +261,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (this.clockOffsetKnown) {
 			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
 		}
-		byte[][] arguments = this.arguments.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
+		ScriptArguments settings = this.arguments;
+		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
 		CompletableFuture<T> decided = new CompletableFuture<>();
-		this.runner.run(Script.DECIDE, this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
+		this.runner.run(settings.decideScript(), this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
 			ScriptArguments.Reply reply = null;
 			Throwable failure = ex;
 			if (failure == null) {
@@ -426,7 +434,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		TokenBucketSettings bucket = this.settings.tokenBucket();
 		if (bucket != null) {
 			quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.TOKEN_BUCKET, bucket.capacity(),
-					fullRefill(bucket), numbers[0], micros(numbers[1])));
+					fullRefillOf(bucket), numbers[0], micros(numbers[1])));
 			next = 2;
 		}
 		for (WindowSettings window : this.settings.windows()) {
@@ -442,6 +450,20 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private static Duration micros(long micros) {
 		return Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(0, micros)));
+	}
+
+	/** {@link #fullRefill(TokenBucketSettings)} of the current settings' bucket, kept while they are current. */
+	private Duration fullRefillOf(TokenBucketSettings bucket) {
+		BucketRefill known = this.bucketRefill;
+		if (known == null || known.bucket() != bucket) {
+			known = new BucketRefill(bucket, fullRefill(bucket));
+			this.bucketRefill = known;
+		}
+		return known.fullRefill();
+	}
+
+	/** A bucket's settings and the time it takes to refill from empty. */
+	private record BucketRefill(TokenBucketSettings bucket, Duration fullRefill) {
 	}
 
 	/** The time a bucket takes to refill from empty, rounded up as the in-memory store does. */

@@ -1,12 +1,12 @@
 package dev.resilience.ratelimit.redis;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -403,33 +403,40 @@ public final class RedisScriptRunner {
 	}
 
 	/**
-	 * The scripts, one per operation, each with {@code helpers.lua} (settings, state, bucket
-	 * arithmetic, expiry) before its own text; their arguments and reply are named by
-	 * {@link ScriptArguments}. Resetting a key needs no script: it is an {@code UNLINK}.
+	 * The scripts, one per operation, each with the shared files it needs before its own text:
+	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for a limiter with a token
+	 * bucket alone, {@code state.lua} (the state of windows and leases, expiry). Their arguments and
+	 * reply are named by {@link ScriptArguments}. Resetting a key needs no script: it is an
+	 * {@code UNLINK}.
 	 */
 	enum Script {
 
 		/** Decides a call, or inspects: what a decision would say. */
-		DECIDE("decide.lua"),
+		DECIDE("decide.lua", Script.HELPERS, Script.STATE),
+		/** Decides as {@link #DECIDE} does, for a limiter with a token bucket alone: a shorter run. */
+		DECIDE_BUCKET("decide_bucket.lua", Script.HELPERS),
 		/** Gives a call back, as if it had never been made. */
-		GIVE_BACK("give_back.lua"),
+		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE),
 		/** Returns a call's concurrency permit. */
-		RELEASE("release.lua");
+		RELEASE("release.lua", Script.HELPERS, Script.STATE);
 
 		private static final String HELPERS = "helpers.lua";
+
+		private static final String STATE = "state.lua";
 
 		private final byte[] text;
 
 		private final String sha;
 
-		Script(String name) {
-			byte[] helpers = load(HELPERS);
-			byte[] own = load(name);
-			byte[] text = Arrays.copyOf(helpers, helpers.length + 1 + own.length);
-			text[helpers.length] = '\n';
-			System.arraycopy(own, 0, text, helpers.length + 1, own.length);
-			this.text = text;
-			this.sha = sha1(text);
+		Script(String name, String... shared) {
+			ByteArrayOutputStream text = new ByteArrayOutputStream();
+			for (String file : shared) {
+				text.writeBytes(load(file));
+				text.write('\n');
+			}
+			text.writeBytes(load(name));
+			this.text = text.toByteArray();
+			this.sha = sha1(this.text);
 		}
 
 		private static byte[] load(String name) {

@@ -10,10 +10,11 @@ import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.TokenBucketSettings;
 import dev.resilience.ratelimit.WindowAlgorithm;
 import dev.resilience.ratelimit.WindowSettings;
+import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 /**
- * Encodes the arguments of the scripts ({@code decide.lua}, {@code give_back.lua},
- * {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
+ * Encodes the arguments of the scripts ({@code decide.lua} or {@code decide_bucket.lua},
+ * {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
  * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReleaseInput} and
  * {@link ReplyField}, in the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). Every script's arguments start with the limiter's settings,
@@ -110,6 +111,9 @@ final class ScriptArguments {
 	/** The limiter's settings, the same for every call: {@link Setting}, then the windows. */
 	private final byte[][] settings;
 
+	/** The script that decides for this limiter's shape. */
+	private final Script decide;
+
 	ScriptArguments(String limiterName, RateLimiterSettings settings) {
 		String prefix = "resilience.rate-limiters." + limiterName + ".";
 		TokenBucketSettings bucket = settings.tokenBucket();
@@ -138,6 +142,13 @@ final class ScriptArguments {
 			encoded[fixed + 2 * i + 1] = bytes(micros(window.period()));
 		}
 		this.settings = encoded;
+		this.decide = (bucket != null && windows.isEmpty() && settings.maxConcurrent() == 0) ? Script.DECIDE_BUCKET
+				: Script.DECIDE;
+	}
+
+	/** The script that decides (and inspects) for this limiter: a shorter one for a token bucket alone. */
+	Script decideScript() {
+		return this.decide;
 	}
 
 	/** Whether {@code a * b + c} reaches 2^53. */

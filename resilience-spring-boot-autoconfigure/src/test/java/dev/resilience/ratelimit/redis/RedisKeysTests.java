@@ -33,6 +33,14 @@ class RedisKeysTests {
 	}
 
 	@Test
+	void tagIsTheFirstHalfOfSha256OverTheNamesLengthTheNameAndTheKeysCodeUnits() {
+		// Pinned: keys written by an earlier version must be found by this one.
+		RedisKeys keys = new RedisKeys("app:", "partner-api", EVERYTHING);
+		assertThat(keys.tag("customer-1")).isEqualTo("4664bf38edbb956c92c88d5cde04cc0c");
+		assertThat(keys.tag("a\ud800b")).isEqualTo("f1b0f672ac44a3b9a3b95650681b20c9");
+	}
+
+	@Test
 	void counterWindowsLiveInTheStateHashAlone() {
 		RedisKeys keys = new RedisKeys("p:", "n", RateLimiterSettings.builder()
 			.window(5, Duration.ofSeconds(1))

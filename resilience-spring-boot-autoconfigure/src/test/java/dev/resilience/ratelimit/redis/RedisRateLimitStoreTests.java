@@ -3,6 +3,8 @@ package dev.resilience.ratelimit.redis;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -180,6 +182,72 @@ class RedisRateLimitStoreTests {
 		List<?> reply = runner.run(RedisScriptRunner.Script.DECIDE, keys.keys("k"), arguments.decide(true, 1, 0, 1), TimeUnit.SECONDS.toNanos(5)).get();
 		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
 		assertThat(server.keys(this.prefix + "late:*")).isEmpty();
+	}
+
+	@Test
+	void tokenBucketAloneDecidesByItsOwnScriptExactlyAsTheGeneralOne() throws Exception {
+		// One token an hour: nothing refills during the test, so both scripts see the same bucket
+		// and differ only by the server's time, which each key's times are taken relative to.
+		long hour = TimeUnit.HOURS.toMicros(1);
+		// {cost, max wait, commit}: take 2, inspect, take 3, rejected, inspect empty, reserve two
+		// hours ahead, rejected for waiting too little, inspect the reservation
+		long[][] calls = { { 2, 0, 1 }, { 1, 0, 0 }, { 3, 0, 1 }, { 1, 0, 1 }, { 1, 0, 0 }, { 2, 3 * hour, 1 },
+				{ 1, hour, 1 }, { 1, 0, 0 } };
+		for (RefillStrategy strategy : RefillStrategy.values()) {
+			RateLimiterSettings settings = RateLimiterSettings.builder()
+				.store(RedisRateLimitStore.TYPE)
+				.tokenBucket(5, 1, Duration.ofHours(1), strategy)
+				.build();
+			RedisKeys keys = new RedisKeys(this.prefix, "alone-" + strategy, settings);
+			ScriptArguments arguments = new ScriptArguments("alone-" + strategy, settings);
+			assertThat(arguments.decideScript()).isEqualTo(RedisScriptRunner.Script.DECIDE_BUCKET);
+			List<List<Long>> general = decideInTurn(RedisScriptRunner.Script.DECIDE, keys.keys("general"), arguments,
+					calls);
+			List<List<Long>> own = decideInTurn(RedisScriptRunner.Script.DECIDE_BUCKET, keys.keys("own"), arguments,
+					calls);
+			assertThat(own).as(strategy.toString()).isEqualTo(general);
+			// the reservation: admitted two hours after the first call, the bucket then empty again
+			assertThat(general.get(5)).as(strategy.toString()).startsWith(1L, 0L, 2 * hour);
+			assertThat(general.get(5).subList(10, 12)).as(strategy.toString()).containsExactly(0L, 2 * hour);
+		}
+	}
+
+	/**
+	 * Runs decisions ({cost, max wait, commit}) on one key, and then reads its state: each reply,
+	 * and last the state, with their times relative to the key's first decision, so that runs at
+	 * different server times compare exactly. A duration from now to a time is that time,
+	 * relative; a zero duration (now itself) stays zero.
+	 */
+	private static List<List<Long>> decideInTurn(RedisScriptRunner.Script script, byte[][] keys,
+			ScriptArguments arguments, long[][] calls) throws Exception {
+		List<List<Long>> replies = new ArrayList<>();
+		long first = -1;
+		for (long[] call : calls) {
+			List<?> raw = runner.run(script, keys, arguments.decide(call[2] == 1, call[0], call[1], 0),
+					TimeUnit.SECONDS.toNanos(5)).get();
+			long[] reply = raw.stream().mapToLong((value) -> (Long) value).toArray();
+			long now = reply[ScriptArguments.ReplyField.NOW.ordinal()];
+			first = (first < 0) ? now : first;
+			long wait = reply[ScriptArguments.ReplyField.WAIT.ordinal()];
+			long seenAt = now + wait;
+			reply[ScriptArguments.ReplyField.NOW.ordinal()] = 0;
+			reply[ScriptArguments.ReplyField.BEFORE_UPDATED.ordinal()] -= first;
+			reply[ScriptArguments.ReplyField.AFTER_UPDATED.ordinal()] -= first;
+			reply[ScriptArguments.ReplyField.WAIT.ordinal()] = relative(wait, now - first);
+			reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()] = relative(
+					reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()], now - first);
+			int untilMore = ScriptArguments.ReplyField.values().length + 1;
+			reply[untilMore] = relative(reply[untilMore], seenAt - first);
+			replies.add(Arrays.stream(reply).boxed().toList());
+		}
+		ByteBuffer state = ByteBuffer.wrap(server.connect().get(keys[0]).get()).order(ByteOrder.LITTLE_ENDIAN);
+		replies.add(List.of((long) state.getDouble(), (long) state.getDouble(), (long) state.getDouble() - first,
+				(long) state.getDouble()));
+		return replies;
+	}
+
+	private static long relative(long duration, long since) {
+		return (duration == 0) ? 0 : duration + since;
 	}
 
 	@Test

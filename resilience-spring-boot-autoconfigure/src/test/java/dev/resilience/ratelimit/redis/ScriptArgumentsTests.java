@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -35,6 +36,21 @@ class ScriptArgumentsTests {
 				RateLimiterSettings.builder().window(7, Duration.ofMillis(1500)).build());
 		assertThat(strings(arguments.decide(false, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
 				"1", "7", "1500000", "1", "0", "0", "0");
+	}
+
+	@Test
+	void aTokenBucketAloneDecidesByTheShorterScript() {
+		RateLimiterSettings.Builder bucket = RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY);
+		assertThat(new ScriptArguments("n", bucket.build()).decideScript()).isEqualTo(Script.DECIDE_BUCKET);
+		assertThat(new ScriptArguments("n", bucket.maxConcurrent(2, Duration.ofMinutes(1)).build()).decideScript())
+			.isEqualTo(Script.DECIDE);
+		assertThat(new ScriptArguments("n", RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(7, Duration.ofSeconds(1))
+			.build()).decideScript()).isEqualTo(Script.DECIDE);
+		assertThat(new ScriptArguments("n", RateLimiterSettings.builder().window(7, Duration.ofSeconds(1)).build())
+			.decideScript()).isEqualTo(Script.DECIDE);
 	}
 
 	@Test
