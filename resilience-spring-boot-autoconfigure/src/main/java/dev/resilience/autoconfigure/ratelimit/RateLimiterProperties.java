@@ -65,7 +65,9 @@ public class RateLimiterProperties {
 	 * Most keys the in-memory store holds; beyond it the least recently used keys are forgotten
 	 * (and start full again).
 	 */
-	private long maxKeys = RateLimiterSettings.DEFAULT_MAX_KEYS;
+	// A literal, not RateLimiterSettings.DEFAULT_MAX_KEYS: the metadata processor reads only
+	// literals, and IDEs show the default from it. ConfigurationMetadataTests keeps the two equal.
+	private long maxKeys = 1_000_000;
 
 	/**
 	 * What a remote store (redis) decides when its server does not answer within
