@@ -249,44 +249,45 @@ if concurrency_full or wait > max_wait or not commit then
 	return result
 end
 
+-- Taken: finish() writes the state whatever changed, so the changes go straight into h.
 if capacity > 0 then
 	if at ~= now then
 		tokens, updated = refill(before_tokens, before_updated, at)
 	end
 	tokens = tokens - cost
-	put(TOKENS, tokens)
-	put(UPDATED, updated)
-	put(VERSION, before_version + 1)
+	h[TOKENS] = tokens
+	h[UPDATED] = updated
+	h[VERSION] = before_version + 1
 end
 local sequence = 0
 if window_count > 0 or lease_key then
 	sequence = (h[SEQUENCE] or 0) + 1
-	put(SEQUENCE, sequence)
+	h[SEQUENCE] = sequence
 	for i = 1, window_count do
 		if counters then
 			local start, previous, current, last = counter_window(i)
-			put(base[i] + UNDO_START, start)
-			put(base[i] + UNDO_PREVIOUS, previous)
-			put(base[i] + UNDO_CURRENT, current)
-			put(base[i] + UNDO_ADMITTED, last)
-			put(base[i] + UNDO, sequence)
+			h[base[i] + UNDO_START] = start
+			h[base[i] + UNDO_PREVIOUS] = previous
+			h[base[i] + UNDO_CURRENT] = current
+			h[base[i] + UNDO_ADMITTED] = last
+			h[base[i] + UNDO] = sequence
 			prune(i, at)
-			put(base[i] + CURRENT, (h[base[i] + CURRENT] or 0) + cost)
-			put(base[i] + ADMITTED, math.max(last, at))
+			h[base[i] + CURRENT] = (h[base[i] + CURRENT] or 0) + cost
+			h[base[i] + ADMITTED] = math.max(last, at)
 			if not h[base[i] + START] then
-				put(base[i] + START, start)
+				h[base[i] + START] = start
 			end
 		else
 			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
 			local held = h[base[i] + HELD] or 0
 			if held == 0 then
-				put(base[i] + OLDEST, at)
+				h[base[i] + OLDEST] = at
 			end
-			put(base[i] + HELD, held + cost)
+			h[base[i] + HELD] = held + cost
 			if cost > 1 then
-				put(base[i] + HEAVY, (h[base[i] + HEAVY] or 0) + cost - 1)
+				h[base[i] + HEAVY] = (h[base[i] + HEAVY] or 0) + cost - 1
 			end
-			put(base[i] + LATEST, at)
+			h[base[i] + LATEST] = at
 		end
 	end
 	if lease_key then

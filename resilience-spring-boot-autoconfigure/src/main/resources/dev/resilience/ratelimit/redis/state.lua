@@ -77,11 +77,12 @@ local function load()
 		return false
 	end
 	for i = 2, size do
-		local value = values[i]
-		if value == value then
-			h[i] = value
+		if values[i] ~= values[i] then
+			values[i] = nil
 		end
 	end
+	values[size + 1] = nil -- struct.unpack's position after the last number
+	h = values
 	return true
 end
 
