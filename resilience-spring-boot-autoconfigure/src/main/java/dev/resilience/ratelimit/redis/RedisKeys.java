@@ -25,11 +25,11 @@ final class RedisKeys {
 
 	private static final HexFormat HEX = HexFormat.of();
 
-	/** The prefix and the escaped limiter name, up to the tag's opening brace. */
-	private final byte[] head;
-
 	/** The hash's bytes in a tag, each written as two hex digits. */
 	private static final int TAG_BYTES = 16;
+
+	/** The prefix and the escaped limiter name, up to the tag's opening brace. */
+	private final byte[] head;
 
 	/**
 	 * A digest that has taken in the name's length and the name, the part of every tag's hash

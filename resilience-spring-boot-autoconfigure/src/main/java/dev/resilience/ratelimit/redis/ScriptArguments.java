@@ -30,9 +30,13 @@ final class ScriptArguments {
 	/** The largest integer a Lua number (a double) holds exactly. */
 	static final long EXACT = 1L << 53;
 
-	private static final byte[] ZERO = bytes(0);
+	/**
+	 * The commonest arguments (a cost of one, no wait, flags), shared by every call rather than
+	 * formatted for each: Lettuce only reads them.
+	 */
+	private static final byte[] ZERO = { '0' };
 
-	private static final byte[] ONE = bytes(1);
+	private static final byte[] ONE = { '1' };
 
 	/**
 	 * The limiter's settings, first in every script's arguments; then, per window, its limit and
@@ -215,6 +219,12 @@ final class ScriptArguments {
 	}
 
 	static byte[] bytes(long value) {
+		if (value == 0) {
+			return ZERO;
+		}
+		if (value == 1) {
+			return ONE;
+		}
 		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
 	}
 

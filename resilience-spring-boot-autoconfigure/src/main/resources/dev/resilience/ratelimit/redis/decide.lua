@@ -30,9 +30,9 @@ if window_count > 0 and counters then
 		local start, previous, current = counter_window(i)
 		if at - start >= period then
 			local ws = window_start(start, period, at)
-			put('previous:' .. i, previous_count_at(start, previous, current, period, ws))
-			put('current:' .. i, 0)
-			put('start:' .. i, ws)
+			put(base[i] + PREVIOUS, previous_count_at(start, previous, current, period, ws))
+			put(base[i] + CURRENT, 0)
+			put(base[i] + START, ws)
 		end
 	end
 
@@ -92,24 +92,24 @@ elseif window_count > 0 then
 	-- every entry cost 1 (heavy:i is 0), the count removed is the cost freed, without reading the
 	-- entries. What is the oldest after a removal is read when asked (window_until_more).
 	prune = function(i)
-		local held = h['held:' .. i] or 0
+		local held = h[base[i] + HELD] or 0
 		if held == 0 then
 			return
 		end
 		local cutoff = now - periods[i]
-		local oldest = h['oldest:' .. i]
+		local oldest = h[base[i] + OLDEST]
 		if oldest and oldest > cutoff then
 			return
 		end
-		if h['latest:' .. i] <= cutoff then
+		if h[base[i] + LATEST] <= cutoff then
 			-- every entry has left; the set expires about now, or has
 			redis.call('DEL', KEYS[1 + i])
-			put('held:' .. i, 0)
-			put('heavy:' .. i, 0)
-			put('oldest:' .. i, nil)
+			put(base[i] + HELD, 0)
+			put(base[i] + HEAVY, 0)
+			put(base[i] + OLDEST, nil)
 			return
 		end
-		local heavy = h['heavy:' .. i] or 0
+		local heavy = h[base[i] + HEAVY] or 0
 		local freed
 		if heavy == 0 then
 			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
@@ -120,18 +120,18 @@ elseif window_count > 0 then
 			end
 			freed = cost_of(gone)
 			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
-			put('heavy:' .. i, heavy - (freed - #gone))
+			put(base[i] + HEAVY, heavy - (freed - #gone))
 		end
 		if freed > 0 then
-			put('held:' .. i, held - freed)
-			put('oldest:' .. i, nil)
+			put(base[i] + HELD, held - freed)
+			put(base[i] + OLDEST, nil)
 		end
 	end
 
 	window_available_at = function(i, not_before, c)
 		local limit = limits[i]
-		local start = math.max(not_before, h['latest:' .. i] or -1)
-		local target = (h['held:' .. i] or 0) + c - limit
+		local start = math.max(not_before, h[base[i] + LATEST] or -1)
+		local target = (h[base[i] + HELD] or 0) + c - limit
 		if target <= 0 then
 			return start
 		end
@@ -148,7 +148,7 @@ elseif window_count > 0 then
 	end
 
 	window_remaining = function(i, at)
-		local used = h['held:' .. i] or 0
+		local used = h[base[i] + HELD] or 0
 		if at > now and used > 0 then
 			-- entries admitted by at - period will have left by then
 			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', at - periods[i]))
@@ -157,16 +157,16 @@ elseif window_count > 0 then
 	end
 
 	window_until_more = function(i, at)
-		if (h['held:' .. i] or 0) == 0 then
+		if (h[base[i] + HELD] or 0) == 0 then
 			return 0
 		end
 		local oldest
 		if at == now then
 			-- pruned at now: the oldest entry is in the window
-			oldest = h['oldest:' .. i]
+			oldest = h[base[i] + OLDEST]
 			if not oldest then
 				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')[2])
-				put('oldest:' .. i, oldest)
+				put(base[i] + OLDEST, oldest)
 			end
 		else
 			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
@@ -182,8 +182,8 @@ end
 
 -- the bucket before the call
 local before_tokens, before_updated, before_version = capacity, now, 0
-if capacity > 0 and h['tokens'] then
-	before_tokens, before_updated, before_version = h['tokens'], h['updated'], h['version']
+if capacity > 0 and h[TOKENS] then
+	before_tokens, before_updated, before_version = h[TOKENS], h[UPDATED], h[VERSION]
 end
 local at = now
 local tokens, updated
@@ -230,7 +230,7 @@ if concurrency_full or wait > max_wait or not commit then
 			-- when a permit is likely back: the oldest lease's typical hold, within its timeout
 			local oldest = tonumber(redis.call('ZRANGE', lease_key, 0, 0, 'WITHSCORES')[2])
 			local held = math.max(0, now - oldest)
-			local typical = h['hold'] or 0
+			local typical = h[HOLD] or 0
 			local estimate = held
 			if typical > held then
 				estimate = typical - held
@@ -249,44 +249,45 @@ if concurrency_full or wait > max_wait or not commit then
 	return result
 end
 
+-- Taken: finish() writes the state whatever changed, so the changes go straight into h.
 if capacity > 0 then
 	if at ~= now then
 		tokens, updated = refill(before_tokens, before_updated, at)
 	end
 	tokens = tokens - cost
-	put('tokens', tokens)
-	put('updated', updated)
-	put('version', before_version + 1)
+	h[TOKENS] = tokens
+	h[UPDATED] = updated
+	h[VERSION] = before_version + 1
 end
 local sequence = 0
 if window_count > 0 or lease_key then
-	sequence = (h['sequence'] or 0) + 1
-	put('sequence', sequence)
+	sequence = (h[SEQUENCE] or 0) + 1
+	h[SEQUENCE] = sequence
 	for i = 1, window_count do
 		if counters then
 			local start, previous, current, last = counter_window(i)
-			put('undo-start:' .. i, start)
-			put('undo-previous:' .. i, previous)
-			put('undo-current:' .. i, current)
-			put('undo-admitted:' .. i, last)
-			put('undo:' .. i, sequence)
+			h[base[i] + UNDO_START] = start
+			h[base[i] + UNDO_PREVIOUS] = previous
+			h[base[i] + UNDO_CURRENT] = current
+			h[base[i] + UNDO_ADMITTED] = last
+			h[base[i] + UNDO] = sequence
 			prune(i, at)
-			put('current:' .. i, (h['current:' .. i] or 0) + cost)
-			put('admitted:' .. i, math.max(last, at))
-			if not h['start:' .. i] then
-				put('start:' .. i, start)
+			h[base[i] + CURRENT] = (h[base[i] + CURRENT] or 0) + cost
+			h[base[i] + ADMITTED] = math.max(last, at)
+			if not h[base[i] + START] then
+				h[base[i] + START] = start
 			end
 		else
 			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
-			local held = h['held:' .. i] or 0
+			local held = h[base[i] + HELD] or 0
 			if held == 0 then
-				put('oldest:' .. i, at)
+				h[base[i] + OLDEST] = at
 			end
-			put('held:' .. i, held + cost)
+			h[base[i] + HELD] = held + cost
 			if cost > 1 then
-				put('heavy:' .. i, (h['heavy:' .. i] or 0) + cost - 1)
+				h[base[i] + HEAVY] = (h[base[i] + HEAVY] or 0) + cost - 1
 			end
-			put('latest:' .. i, at)
+			h[base[i] + LATEST] = at
 		end
 	end
 	if lease_key then

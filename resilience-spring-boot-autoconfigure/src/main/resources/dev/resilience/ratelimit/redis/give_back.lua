@@ -31,61 +31,61 @@ local function most_earned_between(from, to)
 	return cdiv((to - from) * refill_tokens, refill_period)
 end
 
-if capacity > 0 and h['tokens'] then
-	if h['version'] == version_after then
+if capacity > 0 and h[TOKENS] then
+	if h[VERSION] == version_after then
 		-- nobody took from the bucket since: restore it exactly
-		put('tokens', tokens_before)
-		put('updated', updated_before)
-		put('version', version_before)
+		put(TOKENS, tokens_before)
+		put(UPDATED, updated_before)
+		put(VERSION, version_before)
 	else
-		local tokens, updated = refill(h['tokens'], h['updated'], now)
+		local tokens, updated = refill(h[TOKENS], h[UPDATED], now)
 		local fullest = math.min(capacity, tokens_after + most_earned_between(updated_after, math.max(now, updated)))
 		local returned = math.min(cost, capacity - fullest)
 		if returned > 0 then
-			put('tokens', math.min(capacity, tokens + returned))
-			put('updated', updated)
-			put('version', h['version'] + 1)
+			put(TOKENS, math.min(capacity, tokens + returned))
+			put(UPDATED, updated)
+			put(VERSION, h[VERSION] + 1)
 		end
 	end
 end
 for i = 1, window_count do
 	local period = periods[i]
 	if counters then
-		if sequence == h['undo:' .. i] then
-			put('start:' .. i, h['undo-start:' .. i])
-			put('previous:' .. i, h['undo-previous:' .. i])
-			put('current:' .. i, h['undo-current:' .. i])
-			put('admitted:' .. i, h['undo-admitted:' .. i])
-			put('undo:' .. i, -1)
+		if sequence == h[base[i] + UNDO] then
+			put(base[i] + START, h[base[i] + UNDO_START])
+			put(base[i] + PREVIOUS, h[base[i] + UNDO_PREVIOUS])
+			put(base[i] + CURRENT, h[base[i] + UNDO_CURRENT])
+			put(base[i] + ADMITTED, h[base[i] + UNDO_ADMITTED])
+			put(base[i] + UNDO, -1)
 		else
 			local start, previous, current = counter_window(i)
 			if at >= start and at - start < period then
-				put('current:' .. i, math.max(0, current - cost))
+				put(base[i] + CURRENT, math.max(0, current - cost))
 			elseif at < start and start - at <= period then
-				put('previous:' .. i, math.max(0, previous - cost))
+				put(base[i] + PREVIOUS, math.max(0, previous - cost))
 			end
-			local undo = h['undo:' .. i] or -1
+			local undo = h[base[i] + UNDO] or -1
 			if undo >= 0 and sequence < undo then
 				-- also from the window the latest admission would restore
-				local before = h['undo-start:' .. i]
+				local before = h[base[i] + UNDO_START]
 				if at >= before and at - before < period then
-					put('undo-current:' .. i, math.max(0, h['undo-current:' .. i] - cost))
+					put(base[i] + UNDO_CURRENT, math.max(0, h[base[i] + UNDO_CURRENT] - cost))
 				elseif at < before and before - at <= period then
-					put('undo-previous:' .. i, math.max(0, h['undo-previous:' .. i] - cost))
+					put(base[i] + UNDO_PREVIOUS, math.max(0, h[base[i] + UNDO_PREVIOUS] - cost))
 				end
 			end
 		end
 	elseif redis.call('ZREM', KEYS[1 + i], string.format('%d:%d', sequence, cost)) == 1 then
-		put('held:' .. i, h['held:' .. i] - cost)
+		put(base[i] + HELD, h[base[i] + HELD] - cost)
 		if cost > 1 then
-			put('heavy:' .. i, h['heavy:' .. i] - (cost - 1))
+			put(base[i] + HEAVY, h[base[i] + HEAVY] - (cost - 1))
 		end
-		if at == h['latest:' .. i] then
+		if at == h[base[i] + LATEST] then
 			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
-			put('latest:' .. i, (#latest > 0) and tonumber(latest[2]) or -1)
+			put(base[i] + LATEST, (#latest > 0) and tonumber(latest[2]) or -1)
 		end
-		if at == h['oldest:' .. i] then
-			put('oldest:' .. i, nil) -- read when next asked
+		if at == h[base[i] + OLDEST] then
+			put(base[i] + OLDEST, nil) -- read when next asked
 		end
 	end
 end

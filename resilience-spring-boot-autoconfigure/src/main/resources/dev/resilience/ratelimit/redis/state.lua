@@ -5,7 +5,8 @@
 -- (a hash took HMGET, HSET and PEXPIRE), and functions are defined only for what the limiter has.
 --
 -- KEYS[1]        the state: one string, struct.pack'ed doubles (exact for these integers), the
---                limiter's shape (see below) then the fields of `fields` in order, NaN for a field
+--                limiter's shape (see below) then the fields below in order (their slots are
+--                named by their names in capitals: h[TOKENS], h[base[i] + HELD]), NaN for a field
 --                not set; a state of another shape is taken for none. The fields:
 --                  tokens, updated, version   the token bucket: tokens at a time (a time in the
 --                                             future is a reservation), and its version, counted
@@ -28,37 +29,39 @@ local limits, periods = {}, {} -- window i: ARGV[7 + 2i], ARGV[8 + 2i]
 local state_key = KEYS[1]
 local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
 
--- The state's fields, read once by load(); the changes, written with the expiry by finish().
-local fields = {}
+-- The state's fields are slots of the array h: h[1] the shape, then the bucket's, the sequence and
+-- the typical hold when the limiter has them, then each window's fields from h[base[i] + 1] on, in
+-- the order of their names below. Read once by load(); the changes, written with the expiry by
+-- finish(). Slots, not names: a name such as 'held:' .. i would be a new string at each access.
+local TOKENS, UPDATED, VERSION, SEQUENCE, HOLD
+local size = 1
 if capacity > 0 then
-	fields = { 'tokens', 'updated', 'version' }
+	TOKENS, UPDATED, VERSION = 2, 3, 4
+	size = 4
 end
 if window_count > 0 or lease_key then
-	fields[#fields + 1] = 'sequence'
+	size = size + 1
+	SEQUENCE = size
 end
 if lease_key then
-	fields[#fields + 1] = 'hold'
+	size = size + 1
+	HOLD = size
 end
+local HELD, HEAVY, LATEST, OLDEST = 1, 2, 3, 4 -- an exact window's
+local START, PREVIOUS, CURRENT, ADMITTED, UNDO, UNDO_START, UNDO_PREVIOUS, UNDO_CURRENT, UNDO_ADMITTED =
+	1, 2, 3, 4, 5, 6, 7, 8, 9 -- a counter window's
+local base = {}
 for i = 1, window_count do
 	limits[i] = tonumber(ARGV[7 + 2 * i])
 	periods[i] = tonumber(ARGV[8 + 2 * i])
-	if counters then
-		for _, f in ipairs({ 'start:', 'previous:', 'current:', 'admitted:', 'undo:', 'undo-start:', 'undo-previous:',
-			'undo-current:', 'undo-admitted:' }) do
-			fields[#fields + 1] = f .. i
-		end
-	else
-		fields[#fields + 1] = 'held:' .. i
-		fields[#fields + 1] = 'heavy:' .. i
-		fields[#fields + 1] = 'latest:' .. i
-		fields[#fields + 1] = 'oldest:' .. i
-	end
+	base[i] = size
+	size = size + (counters and UNDO_ADMITTED or OLDEST)
 end
 -- What the fields are: a state stored under other settings of another shape (a limiter changed
 -- between restarts on the same key-prefix) is not read as this one.
 local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0) + ((counters and window_count > 0) and 4 or 0)
 	+ 8 * window_count
-local format = '<' .. string.rep('d', #fields + 1)
+local format = '<' .. string.rep('d', size)
 local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}
 local dirty = false
@@ -66,32 +69,33 @@ local dirty = false
 -- Reads the state; whether there is one.
 local function load()
 	local stored = redis.call('GET', state_key)
-	if not stored or #stored ~= 8 * (#fields + 1) then
+	if not stored or #stored ~= 8 * size then
 		return false
 	end
 	local values = { struct.unpack(format, stored) }
 	if values[1] ~= shape then
 		return false
 	end
-	for i = 1, #fields do
-		local value = values[i + 1]
-		if value == value then
-			h[fields[i]] = value
+	for i = 2, size do
+		if values[i] ~= values[i] then
+			values[i] = nil
 		end
 	end
+	values[size + 1] = nil -- struct.unpack's position after the last number
+	h = values
 	return true
 end
 
 local function encode()
 	local values = { shape }
-	for i = 1, #fields do
-		local value = h[fields[i]]
+	for i = 2, size do
+		local value = h[i]
 		if value == nil then
 			value = NONE
 		end
-		values[i + 1] = value
+		values[i] = value
 	end
-	return struct.pack(format, unpack(values))
+	return struct.pack(format, unpack(values, 1, size))
 end
 
 local function put(field, value)
@@ -105,7 +109,7 @@ end
 local counter_window, window_start, previous_count_at
 if counters and window_count > 0 then
 	counter_window = function(i)
-		return h['start:' .. i] or now, h['previous:' .. i] or 0, h['current:' .. i] or 0, h['admitted:' .. i] or -1
+		return h[base[i] + START] or now, h[base[i] + PREVIOUS] or 0, h[base[i] + CURRENT] or 0, h[base[i] + ADMITTED] or -1
 	end
 
 	window_start = function(start, period, at)
@@ -134,8 +138,8 @@ end
 -- newest entries may have changed (else their keys keep their expiry).
 local function finish(windows_changed)
 	local horizon = now
-	if capacity > 0 and h['tokens'] then
-		horizon = math.max(horizon, bucket_available_at(h['tokens'], h['updated'], h['updated'], capacity))
+	if capacity > 0 and h[TOKENS] then
+		horizon = math.max(horizon, bucket_available_at(h[TOKENS], h[UPDATED], h[UPDATED], capacity))
 	end
 	for i = 1, window_count do
 		local period = periods[i]
@@ -146,13 +150,13 @@ local function finish(windows_changed)
 			elseif previous > 0 then
 				horizon = math.max(horizon, start + period)
 			end
-		elseif (h['held:' .. i] or 0) > 0 then
-			local until_empty = h['latest:' .. i] + period
+		elseif (h[base[i] + HELD] or 0) > 0 then
+			local until_empty = h[base[i] + LATEST] + period
 			if until_empty <= now then
 				-- every entry has left the window
-				put('held:' .. i, 0)
-				put('heavy:' .. i, 0)
-				put('oldest:' .. i, nil)
+				put(base[i] + HELD, 0)
+				put(base[i] + HEAVY, 0)
+				put(base[i] + OLDEST, nil)
 			end
 			if windows_changed or until_empty <= now then
 				expire(KEYS[1 + i], until_empty)
@@ -186,13 +190,13 @@ if lease_key then
 		redis.call('ZREM', lease_key, sequence)
 		if used then
 			local held = math.max(0, now - tonumber(start))
-			local typical = h['hold'] or 0
+			local typical = h[HOLD] or 0
 			if typical == 0 then
-				put('hold', math.max(1, held))
+				put(HOLD, math.max(1, held))
 			else
 				local step = (held - typical) / 8
 				step = (step >= 0) and math.floor(step) or math.ceil(step)
-				put('hold', math.max(1, typical + step))
+				put(HOLD, math.max(1, typical + step))
 			end
 		end
 	end
