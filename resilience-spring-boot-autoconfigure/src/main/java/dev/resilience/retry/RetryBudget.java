@@ -96,7 +96,9 @@ public final class RetryBudget {
 			}
 			// A caller that read the clock before the bucket opened retries as of its start: the
 			// retry is counted there, and must not leave the window before the bucket's others.
-			if (window.grant(word, Math.max(read, window.start))) {
+			// Compared by difference: the readings may wrap around.
+			long at = (read - window.start < 0) ? window.start : read;
+			if (window.grant(word, at)) {
 				return true;
 			}
 		}
