@@ -94,11 +94,9 @@ public final class RetryBudget {
 			if (available(window, read, word) < 1) {
 				return false;
 			}
-			// A caller that read the clock before the bucket opened retries as of its start: the
-			// retry is counted there, and must not leave the window before the bucket's others.
-			// Compared by difference: the readings may wrap around.
-			long at = (read - window.start < 0) ? window.start : read;
-			if (window.grant(word, at)) {
+			// A caller that read the clock before the bucket opened retries as of its start (see
+			// grant): the retry is counted there, and must not leave the window before the others.
+			if (window.grant(word, read)) {
 				return true;
 			}
 		}

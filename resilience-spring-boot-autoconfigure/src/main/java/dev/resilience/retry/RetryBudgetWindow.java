@@ -86,7 +86,7 @@ final class RetryBudgetWindow {
 			long[] lastRetryAtByAge, long windowNanos, long width) {
 		this.epoch = epoch;
 		this.start = start;
-		// Every retry of the bucket is made at its start or later: the start stands for none yet.
+		// No retry yet. Starting from the bucket's start, the latest is never earlier than it.
 		this.live[LAST_RETRY_AT] = start;
 		this.firstAttemptsByAge = firstAttemptsByAge;
 		this.retriesByAge = retriesByAge;
@@ -212,7 +212,7 @@ final class RetryBudgetWindow {
 	 * Grants one retry made at {@code at}, unless another was granted or the bucket was sealed
 	 * since {@code seen} was read.
 	 * @param seen the {@link #retryWord()} the grant was decided on
-	 * @param at when the retry is made, no earlier than the bucket's start
+	 * @param at when the retry is made; a time before the bucket's start counts as its start
 	 * @return whether the retry was counted
 	 */
 	boolean grant(long seen, long at) {
