@@ -94,9 +94,9 @@ public final class RetryBudget {
 			if (available(window, read, word) < 1) {
 				return false;
 			}
-			// A caller that read the clock before the bucket opened retries as of its start: the
-			// retry is counted there, and must not leave the window before the bucket's others.
-			if (window.grant(word, Math.max(read, window.start))) {
+			// A caller that read the clock before the bucket opened retries as of its start (see
+			// grant): the retry is counted there, and must not leave the window before the others.
+			if (window.grant(word, read)) {
 				return true;
 			}
 		}

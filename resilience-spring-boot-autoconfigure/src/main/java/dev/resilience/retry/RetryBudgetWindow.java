@@ -86,7 +86,8 @@ final class RetryBudgetWindow {
 			long[] lastRetryAtByAge, long windowNanos, long width) {
 		this.epoch = epoch;
 		this.start = start;
-		this.live[LAST_RETRY_AT] = Long.MIN_VALUE;
+		// No retry yet. Starting from the bucket's start, the latest is never earlier than it.
+		this.live[LAST_RETRY_AT] = start;
 		this.firstAttemptsByAge = firstAttemptsByAge;
 		this.retriesByAge = retriesByAge;
 		this.lastRetryAtByAge = lastRetryAtByAge;
@@ -211,13 +212,14 @@ final class RetryBudgetWindow {
 	 * Grants one retry made at {@code at}, unless another was granted or the bucket was sealed
 	 * since {@code seen} was read.
 	 * @param seen the {@link #retryWord()} the grant was decided on
-	 * @param at when the retry is made
+	 * @param at when the retry is made; a time before the bucket's start counts as its start
 	 * @return whether the retry was counted
 	 */
 	boolean grant(long seen, long at) {
-		// The time goes first: whoever seals the bucket after the count sees it.
+		// The time goes first: whoever seals the bucket after the count sees it. Readings are
+		// compared by their difference, as System.nanoTime's must be: they may wrap around.
 		long last = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);
-		while (at > last && !LIVE.compareAndSet(this.live, LAST_RETRY_AT, last, at)) {
+		while (at - last > 0 && !LIVE.compareAndSet(this.live, LAST_RETRY_AT, last, at)) {
 			last = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);
 		}
 		return LIVE.compareAndSet(this.live, RETRIES, seen, seen + 1);
