@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * {@code resilience.poll} (SPEC section 7): each poll, blocking or scheduled, from its first
+ * {@code resilience.poll} (docs/observability.md): each poll, blocking or scheduled, from its first
  * attempt until it is fulfilled, exhausted or fails, with the number of attempts made.
  */
 class PollerObservationTests {

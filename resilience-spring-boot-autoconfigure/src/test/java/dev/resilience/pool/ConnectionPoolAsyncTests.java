@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The asynchronous calls of SPEC section 9 on a {@link ConnectionPool}: a manual clock and
+ * The asynchronous calls of docs/async-and-reactive.md on a {@link ConnectionPool}: a manual clock and
  * scheduler, and a borrowing "thread" that runs on the thread that signals it, so that every step
  * happens on the test's thread, in order, except the invalidations, which have their own thread.
  */

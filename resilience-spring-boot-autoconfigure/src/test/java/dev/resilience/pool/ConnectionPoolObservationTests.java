@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * {@code resilience.pool.checkout} and {@code resilience.pool.operation} (SPEC section 7): each
+ * {@code resilience.pool.checkout} and {@code resilience.pool.operation} (docs/observability.md): each
  * pooled call's wait for a connection and its work, children of the caller's observation, the
  * work's own observations children of the operation, with the meters' tags and outcomes.
  */

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
-/** The semantics of SPEC section 5, each on a real {@link ConnectionPool}. */
+/** The semantics of docs/pools.md, each on a real {@link ConnectionPool}. */
 class ConnectionPoolTests {
 
 	private static final Duration LONG = Duration.ofSeconds(30);

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The asynchronous acquire: the blocking form's decisions, waits scheduled instead of slept, every
- * outcome through the future, and cancellation giving everything back (SPEC section 9).
+ * outcome through the future, and cancellation giving everything back (docs/async-and-reactive.md).
  */
 class AcquireAsyncTests {
 

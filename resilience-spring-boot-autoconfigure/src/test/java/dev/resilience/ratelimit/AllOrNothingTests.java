@@ -95,7 +95,7 @@ class AllOrNothingTests {
 			assertThat(rejected.getRetryAfter()).isEqualTo(Duration.ofSeconds(5));
 			assertThat(limiter.inspect("provider").getQuotas()).isEqualTo(before.getQuotas());
 		}
-		// had the rejected calls left entries in the 60s window (as the seed's script does), fewer would fit now
+		// had the rejected calls left entries in the 60s window (as a script that adds before it checks does), fewer would fit now
 		this.ticker.set(Duration.ofSeconds(60));
 		int admitted = 0;
 		while (limiter.tryAcquire("provider", 1).isPermitted()) {

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Give-back: a call that is cancelled leaves every constraint as if it had never asked, whatever
- * other callers did meanwhile (SPEC §2 "Give-back").
+ * other callers did meanwhile (docs/rate-limiting.md).
  */
 class GiveBackTests {
 

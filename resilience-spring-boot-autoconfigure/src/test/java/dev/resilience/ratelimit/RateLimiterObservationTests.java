@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * {@code resilience.ratelimiter.wait} (SPEC section 7): a call that waited is observed from the
+ * {@code resilience.ratelimiter.wait} (docs/observability.md): a call that waited is observed from the
  * start of its wait until it is decided, with the meters' tags; a call admitted at once is not
  * observed at all.
  */

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * The rules of SPEC §2 that every store must keep, run against each store by a subclass. The
+ * The rate-limiting rules (docs/rate-limiting.md) that every store must keep, run against each store by a subclass. The
  * time is real (a remote store decides on its server's clock, which a test cannot move), so the
  * tests count within periods far longer than a run, and the few that need time to pass use short
  * periods with generous bounds.

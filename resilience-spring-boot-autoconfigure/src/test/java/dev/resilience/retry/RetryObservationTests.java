@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * {@code resilience.retry} (SPEC section 7): a retried call is observed from its first retry
+ * {@code resilience.retry} (docs/observability.md): a retried call is observed from its first retry
  * verdict until it ends, with an event per attempt and the last attempt and delay as
  * high-cardinality key values; a call that needs no retry is not observed.
  */

@@ -41,7 +41,7 @@ class GrafanaDashboardTests {
 
 	private static final Pattern METRIC = Pattern.compile("\\bresilience_[a-z_]+");
 
-	/** Every meter of SPEC §7, as Prometheus names it, by the row whose panels must query it. */
+	/** Every meter of docs/observability.md, as Prometheus names it, by the row whose panels must query it. */
 	private static final Map<String, List<String>> GROUPS = Map.of("Rate limiters",
 			List.of("resilience_ratelimiter_calls_total", "resilience_ratelimiter_wait_seconds",
 					"resilience_ratelimiter_store_errors_total", "resilience_ratelimiter_keys"),

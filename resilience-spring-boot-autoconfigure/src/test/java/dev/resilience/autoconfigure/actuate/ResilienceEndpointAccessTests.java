@@ -31,7 +31,7 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
- * Tests who may use the {@code resilience} endpoint (SPEC section 7): read-only by default,
+ * Tests who may use the {@code resilience} endpoint (docs/operations.md): read-only by default,
  * reset with {@code management.endpoint.resilience.access=unrestricted}, and over JMX as well as
  * HTTP.
  */

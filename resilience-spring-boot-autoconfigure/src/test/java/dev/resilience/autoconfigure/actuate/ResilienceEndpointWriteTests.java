@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * Tests the {@code resilience} endpoint's write operation over real HTTP (SPEC section 7):
+ * Tests the {@code resilience} endpoint's write operation over real HTTP (docs/runtime-changes.md):
  * {@code POST /actuator/resilience/{name}} changes a rate limiter's, retry policy's, poll's or
  * pool's settings as its properties would, from the next decision, each key keeping its state; a
  * wrong change answers 400 naming the property and the old settings stay. The context is shared,

@@ -22,7 +22,7 @@ import static org.hamcrest.Matchers.startsWith;
 
 /**
  * Tests the {@code resilience} endpoint's write operation in a WebFlux application over real HTTP,
- * with BlockHound: the body of SPEC section 7 reaches the operation through
+ * with BlockHound: the documented body (docs/runtime-changes.md) reaches the operation through
  * {@link ResilienceWriteBodyWebFilter}, read without blocking the event loop.
  */
 @SpringBootTest(classes = ResilienceEndpointWriteWebFluxTests.TestApplication.class,

@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * SPEC §3 for {@link PollUntil @PollUntil}: an attribute set always wins over the named settings,
+ * The overlay rule for {@link PollUntil @PollUntil}: an attribute set always wins over the named settings,
  * even when it equals the built-in default; one not set takes the settings' value.
  */
 class PollUntilOverlayTests {

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests settings changed by Spring Cloud's refresh (SPEC section 7): when {@code resilience.*}
+ * Tests settings changed by Spring Cloud's refresh (docs/runtime-changes.md): when {@code resilience.*}
  * properties change and an {@link EnvironmentChangeEvent} is published, the limiters, policies,
  * polls and pools they belong to take them from the next decision; a wrong change is logged and
  * the old settings stay.

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * SPEC §3: an attribute {@link Retryable @Retryable} sets always wins over the named policy, even
+ * The overlay rule: an attribute {@link Retryable @Retryable} sets always wins over the named policy, even
  * when it equals the built-in default; one it does not set takes the policy's value.
  */
 class RetryableOverlayTests {

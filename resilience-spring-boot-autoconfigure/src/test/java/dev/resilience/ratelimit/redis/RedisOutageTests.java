@@ -17,7 +17,7 @@ import dev.resilience.ratelimit.StoreFailurePolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A Redis outage does not add the decision timeout to every call (SPEC §2), blocking and async,
+ * A Redis outage does not add the decision timeout to every call (docs/redis.md), blocking and async,
  * against a real {@code redis-server} killed or frozen ({@code SIGSTOP}): once the first decisions
  * have found the outage out, decisions follow on-store-failure at once, every one counted as a
  * store error; limiting resumes within about a second of Redis's return, its counts exact.
