@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.context.ContextRegistry;
-import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,6 +32,7 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestCaller;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RateLimitedAsyncBoundaryTests {
 
-	private static final ThreadLocal<@Nullable String> CALLER = new ThreadLocal<>();
+	private static final ThreadLocal<@Nullable String> CALLER = TestCaller.CURRENT;
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
@@ -68,12 +68,12 @@ class RateLimitedAsyncBoundaryTests {
 	@BeforeAll
 	static void installBlockHoundAndContext() {
 		BlockHound.install();
-		ContextRegistry.getInstance().registerThreadLocalAccessor(new CallerAccessor());
+		ContextRegistry.getInstance().registerThreadLocalAccessor(new TestCaller());
 	}
 
 	@AfterAll
 	static void removeContext() {
-		ContextRegistry.getInstance().removeThreadLocalAccessor(CallerAccessor.KEY);
+		ContextRegistry.getInstance().removeThreadLocalAccessor(TestCaller.KEY);
 	}
 
 	@Test
@@ -105,7 +105,7 @@ class RateLimitedAsyncBoundaryTests {
 			Scheduler subscribing = Schedulers.newSingle("subscribing");
 			try {
 				Mono<String> call = service.callerMono()
-					.contextWrite(Context.of(CallerAccessor.KEY, "alice", RateLimitDecisionRecorder.class,
+					.contextWrite(Context.of(TestCaller.KEY, "alice", RateLimitDecisionRecorder.class,
 							(RateLimitDecisionRecorder) recorded::add))
 					.subscribeOn(subscribing);
 				StepVerifier.create(call).expectNext("caller:alice").verifyComplete();
@@ -145,7 +145,7 @@ class RateLimitedAsyncBoundaryTests {
 			Sinks.One<String> outcome = Sinks.one();
 			long start = System.nanoTime();
 			service.pacedMono()
-				.contextWrite(Context.of(CallerAccessor.KEY, "bob"))
+				.contextWrite(Context.of(TestCaller.KEY, "bob"))
 				.subscribeOn(Schedulers.parallel())
 				.subscribe(outcome::tryEmitValue, outcome::tryEmitError);
 			assertThat(outcome.asMono().block(Duration.ofSeconds(5))).isEqualTo("paced:bob");
@@ -397,33 +397,6 @@ class RateLimitedAsyncBoundaryTests {
 		@RateLimited("single")
 		public CompletableFuture<String> singleStage(CompletableFuture<String> result) {
 			return result;
-		}
-
-	}
-
-	/** Carries {@link #CALLER} as context-propagation carries the MDC or the security context. */
-	static final class CallerAccessor implements ThreadLocalAccessor<String> {
-
-		static final String KEY = "test.rate-limited.caller";
-
-		@Override
-		public Object key() {
-			return KEY;
-		}
-
-		@Override
-		public @Nullable String getValue() {
-			return CALLER.get();
-		}
-
-		@Override
-		public void setValue(String value) {
-			CALLER.set(value);
-		}
-
-		@Override
-		public void setValue() {
-			CALLER.remove();
 		}
 
 	}

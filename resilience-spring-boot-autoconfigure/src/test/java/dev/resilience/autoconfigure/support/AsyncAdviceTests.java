@@ -17,7 +17,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.micrometer.context.ContextRegistry;
-import io.micrometer.context.ThreadLocalAccessor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
@@ -44,6 +43,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 import dev.resilience.autoconfigure.Failures;
+import dev.resilience.autoconfigure.TestCaller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -56,7 +56,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class AsyncAdviceTests {
 
-	private static final ThreadLocal<@Nullable String> CALLER = new ThreadLocal<>();
+	private static final ThreadLocal<@Nullable String> CALLER = TestCaller.CURRENT;
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
@@ -65,12 +65,12 @@ class AsyncAdviceTests {
 	@BeforeAll
 	static void installBlockHoundAndContext() {
 		BlockHound.install();
-		ContextRegistry.getInstance().registerThreadLocalAccessor(new CallerAccessor());
+		ContextRegistry.getInstance().registerThreadLocalAccessor(new TestCaller());
 	}
 
 	@AfterAll
 	static void removeContext() {
-		ContextRegistry.getInstance().removeThreadLocalAccessor(CallerAccessor.KEY);
+		ContextRegistry.getInstance().removeThreadLocalAccessor(TestCaller.KEY);
 	}
 
 	@Test
@@ -525,33 +525,6 @@ class AsyncAdviceTests {
 		@Held
 		public Publisher<String> call() {
 			return Mono.just("x");
-		}
-
-	}
-
-	/** Carries {@link #CALLER} as context-propagation carries the MDC or the security context. */
-	static final class CallerAccessor implements ThreadLocalAccessor<String> {
-
-		static final String KEY = "test.caller";
-
-		@Override
-		public Object key() {
-			return KEY;
-		}
-
-		@Override
-		public @Nullable String getValue() {
-			return CALLER.get();
-		}
-
-		@Override
-		public void setValue(String value) {
-			CALLER.set(value);
-		}
-
-		@Override
-		public void setValue() {
-			CALLER.remove();
 		}
 
 	}
