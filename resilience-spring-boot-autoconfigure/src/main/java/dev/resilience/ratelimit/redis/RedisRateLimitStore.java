@@ -45,7 +45,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * <p>
  * A decision waits at most the decision timeout, and holds no thread meanwhile: the blocking
  * methods and {@link #reserveAsync(String, long, long)} share one path, which composes Lettuce's
- * future, and only the blocking ones wait for it. When Redis does not answer by then (down, slow,
+ * future, and only the blocking ones wait for it (and make their decision of the reply on their
+ * own thread, sparing Lettuce's event loop). When Redis does not answer by then (down, slow,
  * or hung), the limiter's {@link RateLimiterSettings#onStoreFailure()} decides, and the failure is
  * counted. While Redis is known to be out (the connection is lost, or a command found it hung),
  * decisions do not wait at all: {@link RedisScriptRunner} fails them at once and probes, one probe
@@ -69,6 +70,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	static final Duration FAILURE_RETRY_AFTER = Duration.ofSeconds(1);
 
 	private static final System.Logger logger = System.getLogger(RedisRateLimitStore.class.getName());
+
+	/**
+	 * The outcome of a blocking decision: the reply itself, so that the caller's thread, not
+	 * Lettuce's event loop (which every command of the application waits on), makes the decision of it.
+	 */
+	private static final Function<ScriptArguments.@Nullable Reply, ScriptArguments.@Nullable Reply> REPLY = (reply) -> reply;
 
 	private final String limiterName;
 
@@ -170,7 +177,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		return await(reserveAsync(key, cost, maxWaitNanos), () -> Reservation.settled(failed(key)));
+		ScriptArguments.Reply reply = await(decide(key, cost, maxWaitNanos, true, REPLY), () -> null);
+		return outcome(key, cost, true, reply, (answer) -> reservationOf(key, cost, answer));
 	}
 
 	/**
@@ -181,20 +189,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
-		return decide(key, cost, maxWaitNanos, true,
-				(reply) -> (reply == null) ? Reservation.settled(failed(key)) : reservation(key, cost, reply));
+		return decide(key, cost, maxWaitNanos, true, (reply) -> reservationOf(key, cost, reply));
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		return await(decide(key, cost, 0, true, (reply) -> (reply != null) ? decision(key, reply) : failed(key)),
-				() -> failed(key));
+		ScriptArguments.Reply reply = await(decide(key, cost, 0, true, REPLY), () -> null);
+		return outcome(key, cost, true, reply, (answer) -> decisionOf(key, answer));
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		return await(decide(key, 1, 0, false, (reply) -> (reply != null) ? decision(key, reply) : failed(key)),
-				() -> failed(key));
+		ScriptArguments.Reply reply = await(decide(key, 1, 0, false, REPLY), () -> null);
+		return outcome(key, 1, false, reply, (answer) -> decisionOf(key, answer));
 	}
 
 	/**
@@ -284,29 +291,58 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			String news = (failure != null) ? failure(failure) : answered();
 			T decision;
 			try {
-				decision = outcome.apply(reply);
+				decision = outcome(key, cost, commit, reply, outcome);
 			}
 			catch (RuntimeException | Error unexpected) {
-				// Never leave the caller waiting: it hears of the fault, and nothing is kept.
+				// Never leave the caller waiting: it hears of the fault.
 				decided.completeExceptionally(unexpected);
-				if (commit && reply != null && reply.status() == 1) {
-					run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
-				}
 				log(news);
 				return;
 			}
-			if (!decided.complete(decision) && commit && reply != null && reply.status() == 1) {
+			if (!decided.complete(decision) && admitted(commit, reply)) {
 				// the caller gave up meanwhile: as if it had never asked
-				run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
+				giveBack(key, cost, reply);
 			}
 			log(news);
 		});
 		return decided;
 	}
 
-	private Reservation reservation(String key, long cost, ScriptArguments.Reply reply) {
+	/**
+	 * Makes what the caller gets of a reply ({@code null} when Redis failed); should that fail, the
+	 * call is given back, so that nothing is kept for a caller who hears only of the fault.
+	 */
+	private <T> T outcome(String key, long cost, boolean commit, ScriptArguments.@Nullable Reply reply,
+			Function<ScriptArguments.@Nullable Reply, T> outcome) {
+		try {
+			return outcome.apply(reply);
+		}
+		catch (RuntimeException | Error unexpected) {
+			if (admitted(commit, reply)) {
+				giveBack(key, cost, reply);
+			}
+			throw unexpected;
+		}
+	}
+
+	private static boolean admitted(boolean commit, ScriptArguments.@Nullable Reply reply) {
+		return commit && reply != null && reply.status() == 1;
+	}
+
+	private void giveBack(String key, long cost, ScriptArguments.Reply reply) {
+		run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
+	}
+
+	private Reservation reservationOf(String key, long cost, ScriptArguments.@Nullable Reply reply) {
+		if (reply == null) {
+			return Reservation.settled(failed(key));
+		}
 		RateLimitDecision decision = decision(key, reply);
 		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : Reservation.settled(decision);
+	}
+
+	private RateLimitDecision decisionOf(String key, ScriptArguments.@Nullable Reply reply) {
+		return (reply != null) ? decision(key, reply) : failed(key);
 	}
 
 	/**
@@ -316,10 +352,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * command is refused, and never earlier by more than the quickest transit, so a command on time
 	 * is not. A server clock set forward is learned from the next reply.
 	 */
-	private synchronized void learnClockOffset(long observed) {
-		if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
-			this.clockOffsetMicros = observed;
-			this.clockOffsetKnown = true;
+	private void learnClockOffset(long observed) {
+		// most replies teach nothing new: they need no lock
+		if (this.clockOffsetKnown && observed <= this.clockOffsetMicros) {
+			return;
+		}
+		synchronized (this) {
+			if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
+				this.clockOffsetMicros = observed;
+				this.clockOffsetKnown = true;
+			}
 		}
 	}
 
