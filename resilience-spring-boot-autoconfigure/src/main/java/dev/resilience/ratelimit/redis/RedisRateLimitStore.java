@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,8 +44,9 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * <p>
  * A decision waits at most the decision timeout, and holds no thread meanwhile: the blocking
  * methods and {@link #reserveAsync(String, long, long)} share one path, which composes Lettuce's
- * future, and only the blocking ones wait for it (and make their decision of the reply on their
- * own thread, sparing Lettuce's event loop). When Redis does not answer by then (down, slow,
+ * future, and only the blocking ones wait for it. A blocking caller times its own wait and makes
+ * its decision of the reply on its own thread: no timer's shared queue, and less work on Lettuce's
+ * event loop, which every command of the application waits on. When Redis does not answer by then (down, slow,
  * or hung), the limiter's {@link RateLimiterSettings#onStoreFailure()} decides, and the failure is
  * counted. While Redis is known to be out (the connection is lost, or a command found it hung),
  * decisions do not wait at all: {@link RedisScriptRunner} fails them at once and probes, one probe
@@ -177,7 +177,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		ScriptArguments.Reply reply = await(decide(key, cost, maxWaitNanos, true, REPLY), () -> null);
+		ScriptArguments.Reply reply = decideAndWait(key, cost, maxWaitNanos, true);
 		return outcome(key, cost, true, reply, (answer) -> reservationOf(key, cost, answer));
 	}
 
@@ -194,13 +194,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		ScriptArguments.Reply reply = await(decide(key, cost, 0, true, REPLY), () -> null);
+		ScriptArguments.Reply reply = decideAndWait(key, cost, 0, true);
 		return outcome(key, cost, true, reply, (answer) -> decisionOf(key, answer));
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		ScriptArguments.Reply reply = await(decide(key, 1, 0, false, REPLY), () -> null);
+		ScriptArguments.Reply reply = decideAndWait(key, 1, 0, false);
 		return outcome(key, 1, false, reply, (answer) -> decisionOf(key, answer));
 	}
 
@@ -258,20 +258,67 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Runs a decision: the one path of every decision, blocking or not. The future completes with
-	 * the outcome made of Redis's reply, or of {@code null} when Redis failed (counted). Should
-	 * the caller cancel the future before Redis admits the call, what the call took is given back.
+	 * Runs a decision, given up on by a timer at the decision timeout: the path of every decision, blocking or not
+	 * (see {@link #decideAndWait}). The future completes with the outcome made of Redis's reply, or of {@code null}
+	 * when Redis failed (counted). Should the caller cancel the future before Redis admits the call, what the call
+	 * took is given back.
 	 */
 	private <T> CompletableFuture<T> decide(String key, long cost, long maxWaitNanos, boolean commit,
 			Function<ScriptArguments.@Nullable Reply, T> outcome) {
+		return decided(key, cost, commit, send(key, cost, maxWaitNanos, commit, true), outcome);
+	}
+
+	/**
+	 * Runs a decision for a caller that may block, and waits for its reply ({@code null} when Redis
+	 * failed, counted) up to the decision timeout, which the waiting thread times itself: no timer
+	 * is involved. At the timeout the command is given up on as a timer would. An interrupted caller
+	 * is back at once, still interrupted, with {@code null} (counted as a failure); the decision,
+	 * cancelled, gives back what it took, should Redis admit it still.
+	 */
+	private ScriptArguments.@Nullable Reply decideAndWait(String key, long cost, long maxWaitNanos, boolean commit) {
+		CompletableFuture<List<?>> sent = send(key, cost, maxWaitNanos, commit, false);
+		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(key, cost, commit, sent, REPLY);
+		try {
+			return decided.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// decides the waiting future at once, as a failure (unless the reply has just come)
+			sent.completeExceptionally(ex);
+			return decided.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			if (decided.cancel(false)) {
+				log(failure("decision", ex));
+				return null;
+			}
+			return decided.getNow(null);
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException("Redis decision failed unexpectedly", ex.getCause());
+		}
+	}
+
+	/** Sends a decision's script, with the latest server time at which it may still run. */
+	private CompletableFuture<List<?>> send(String key, long cost, long maxWaitNanos, boolean commit, boolean timed) {
 		long deadline = 0;
 		if (this.clockOffsetKnown) {
 			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
 		}
 		ScriptArguments settings = this.arguments;
 		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
+		return this.runner.run(settings.decideScript(), this.keys.keys(key), arguments, this.timeoutNanos, timed);
+	}
+
+	/**
+	 * The outcome of a decision sent: made of Redis's reply when it comes, or of {@code null} when
+	 * Redis failed (counted). Should the caller cancel it before Redis admits the call, what the
+	 * call took is given back.
+	 */
+	private <T> CompletableFuture<T> decided(String key, long cost, boolean commit, CompletableFuture<List<?>> sent,
+			Function<ScriptArguments.@Nullable Reply, T> outcome) {
 		CompletableFuture<T> decided = new CompletableFuture<>();
-		this.runner.run(settings.decideScript(), this.keys.keys(key), arguments, this.timeoutNanos).whenComplete((raw, ex) -> {
+		sent.whenComplete((raw, ex) -> {
 			ScriptArguments.Reply reply = null;
 			Throwable failure = ex;
 			if (failure == null) {
@@ -374,29 +421,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			log((ex != null) ? failure(what, ex) : answered());
 			return null;
 		});
-	}
-
-	/**
-	 * Waits for a decision for a caller that may block: it completes by the decision timeout.
-	 * An interrupted caller is back at once with what {@code interrupted} supplies (the failure
-	 * policy's decision, counted as a failure), still interrupted; the decision, cancelled, gives
-	 * back what it took, should Redis admit it still.
-	 */
-	private <T> T await(CompletableFuture<T> future, Supplier<T> interrupted) {
-		try {
-			return future.get();
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			if (future.cancel(false)) {
-				log(failure("decision", ex));
-				return interrupted.get();
-			}
-			return future.getNow(interrupted.get());
-		}
-		catch (ExecutionException ex) {
-			throw new IllegalStateException("Redis decision failed unexpectedly", ex.getCause());
-		}
 	}
 
 	/** Waits for a give-back, a permit return or a reset; an interrupted caller stops waiting. */

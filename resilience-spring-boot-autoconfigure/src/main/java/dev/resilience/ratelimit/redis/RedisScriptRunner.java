@@ -55,8 +55,9 @@ import org.jspecify.annotations.Nullable;
  * failed). Lettuce reconnects an open connection by itself.
  * <p>
  * <b>Timeouts.</b> Commands are asynchronous; each one's future is given up on at its timeout by a
- * timer, so a caller is back on time even when the server hangs with the connection open (a
- * process stopped with {@code SIGSTOP}), which a socket timeout would not notice. A command given
+ * timer, or by the caller who waits for it, so a caller is back on time even when the server hangs
+ * with the connection open (a process stopped with {@code SIGSTOP}), which a socket timeout would
+ * not notice. A command given
  * up on is cancelled, so Lettuce does not send it after reconnecting.
  * <p>
  * <b>Outages.</b> A command fails at once, without being sent, while Redis is known to be out:
@@ -160,7 +161,24 @@ public final class RedisScriptRunner {
 	 * @return the reply, when it arrives
 	 */
 	CompletableFuture<List<?>> run(Script script, byte[][] keys, byte[][] arguments, long timeoutNanos) {
-		return send(keys[0], timeoutNanos,
+		return run(script, keys, arguments, timeoutNanos, true);
+	}
+
+	/**
+	 * Runs the script as {@link #run(Script, byte[][], byte[][], long)} does; when {@code timed} is
+	 * false, no timer ends the wait: the caller, who waits for the future itself, completes it
+	 * exceptionally with a {@link TimeoutException} when it stops waiting, and the command is given
+	 * up on as at the timer's timeout. A thread that waits anyway times its own wait for free,
+	 * where a timer costs every command a shared, locked queue.
+	 * @param keys the script's keys (all in one hash slot)
+	 * @param arguments its arguments
+	 * @param timeoutNanos the longest wait for the reply (and for a probe of an out server)
+	 * @param timed whether a timer ends the wait at the timeout
+	 * @return the reply, when it arrives
+	 */
+	CompletableFuture<List<?>> run(Script script, byte[][] keys, byte[][] arguments, long timeoutNanos,
+			boolean timed) {
+		return send(keys[0], timeoutNanos, timed,
 				(commands) -> commands.evalsha(script.sha, ScriptOutputType.MULTI, keys, arguments),
 				(commands) -> commands.eval(script.text, ScriptOutputType.MULTI, keys, arguments));
 	}
@@ -173,7 +191,7 @@ public final class RedisScriptRunner {
 	 * @return how many keys there were, when the reply arrives
 	 */
 	CompletableFuture<Long> unlink(byte[][] keys, long timeoutNanos) {
-		return send(keys[0], timeoutNanos, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys));
+		return send(keys[0], timeoutNanos, true, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys));
 	}
 
 	/**
@@ -193,7 +211,7 @@ public final class RedisScriptRunner {
 		}
 	}
 
-	private <T> CompletableFuture<T> send(byte[] key, long timeoutNanos,
+	private <T> CompletableFuture<T> send(byte[] key, long timeoutNanos, boolean timed,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> afterNoScript) {
 		Connection connection = this.connection;
@@ -240,7 +258,7 @@ public final class RedisScriptRunner {
 		// what the outcome tells of the server is recorded before the caller hears of it, so that
 		// the caller's next command knows it
 		CompletableFuture<T> result = new CompletableFuture<>();
-		reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS).whenComplete((value, ex) -> {
+		(timed ? reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS) : reply).whenComplete((value, ex) -> {
 			Throwable cause = (ex != null) ? cause(ex) : null;
 			if (cause instanceof TimeoutException || cause instanceof CancellationException) {
 				sent.get().cancel(false);
@@ -256,9 +274,10 @@ public final class RedisScriptRunner {
 			// last: logging may block (a console), which must not keep the caller waiting
 			log(news);
 		});
+		// the caller cancelled, or stopped waiting: the command is given up on as at a timeout
 		result.whenComplete((value, ex) -> {
-			if (ex instanceof CancellationException) {
-				reply.cancel(false);
+			if (ex instanceof CancellationException || ex instanceof TimeoutException) {
+				reply.completeExceptionally(ex);
 			}
 		});
 		return result;
