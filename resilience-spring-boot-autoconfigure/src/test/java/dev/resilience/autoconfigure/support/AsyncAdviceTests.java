@@ -42,8 +42,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
+import dev.resilience.TestCaller;
 import dev.resilience.autoconfigure.Failures;
-import dev.resilience.autoconfigure.TestCaller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,11 +1,11 @@
-package dev.resilience.autoconfigure;
+package dev.resilience;
 
 import io.micrometer.context.ThreadLocalAccessor;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A caller's name on a thread, carried by context-propagation as it carries the MDC or the
- * security context: what asynchronous advice must restore on every thread it moves a call to.
+ * security context: what asynchronous advice and pools must restore on every thread they move a call to.
  * Register an instance with the {@code ContextRegistry} for the tests that use it.
  */
 public final class TestCaller implements ThreadLocalAccessor<String> {
