@@ -108,9 +108,10 @@ public class ResilienceSettingsUpdater {
 			this.targets.put(Kind.POOL, new Target<>(ConnectionPoolProperties.class, poolsByName::keySet,
 					(name) -> poolsByName.get(name).getSettings(), (properties, name) -> {
 						if (!Objects.equals(properties.getFactory(), factories.get(name))) {
-							throw new IllegalArgumentException(PropertyErrors.property(Kind.POOL.prefix + "." + name + ".factory",
-									"cannot change from " + factories.get(name) + " to " + properties.getFactory()
-											+ " at run time, as the pool holds its connections; restart to change it"));
+							String factory = Kind.POOL.prefix + "." + name + ".factory";
+							throw new IllegalArgumentException(PropertyErrors.property(factory, "cannot change from "
+									+ factories.get(name) + " to " + properties.getFactory()
+									+ " at run time, as the pool holds its connections; restart to change it"));
 						}
 						return properties.toSettings(name);
 					}, (name, settings) -> poolsByName.get(name).updateSettings(settings),
@@ -208,7 +209,7 @@ public class ResilienceSettingsUpdater {
 			target.update().accept(name, settings);
 		}
 		catch (IllegalArgumentException ex) {
-			// a setting that cannot change at run time, named relative to the prefix
+			// a setting that cannot change at run time, named as its property
 			throw PropertyErrors.named(prefix.toString(), ex, target.type());
 		}
 		catch (IllegalStateException ex) {
