@@ -204,11 +204,11 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/** Looks a key up again after its state was retired, removing that state if still there. */
+	/**
+	 * Looks a key up again after its state was retired, removing that state if still there. Never
+	 * the shared key's: only the states of {@link #states} are retired, by a sweep or an eviction.
+	 */
 	private KeyState replace(String key, KeyState retired) {
-		if (key.isEmpty()) {
-			return state(key);
-		}
 		if (this.states.remove(key, retired)) {
 			this.size.decrementAndGet();
 		}

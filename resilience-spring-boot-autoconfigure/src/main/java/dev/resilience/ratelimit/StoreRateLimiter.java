@@ -69,7 +69,7 @@ final class StoreRateLimiter implements RateLimiter {
 	}
 
 	private static IllegalArgumentException unchanged(String property, Object was, Object wanted) {
-		return new IllegalArgumentException(property + ": cannot change from " + was + " to " + wanted
+		return new IllegalArgumentException(property + " cannot change from " + was + " to " + wanted
 				+ " at run time, as each key's state is made of it (values within it can change); restart to change it");
 	}
 

@@ -209,13 +209,16 @@ final class RetryBudgetWindow {
 	}
 
 	/**
-	 * Grants one retry made at {@code at}, unless another was granted or the bucket was sealed
-	 * since {@code seen} was read.
+	 * Grants one retry made at {@code at}, unless the bucket was sealed when {@code seen} was read,
+	 * or another retry was granted or the bucket was sealed since.
 	 * @param seen the {@link #retryWord()} the grant was decided on
 	 * @param at when the retry is made; a time before the bucket's start counts as its start
 	 * @return whether the retry was counted
 	 */
 	boolean grant(long seen, long at) {
+		if (seen < 0) {
+			return false; // sealed: the count is final, and so is the time
+		}
 		// The time goes first: whoever seals the bucket after the count sees it. Readings are
 		// compared by their difference, as System.nanoTime's must be: they may wrap around.
 		long last = (long) LIVE.getVolatile(this.live, LAST_RETRY_AT);

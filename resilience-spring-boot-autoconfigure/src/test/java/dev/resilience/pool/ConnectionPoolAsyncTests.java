@@ -14,11 +14,13 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshotFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualScheduler;
 import dev.resilience.ManualTicker;
+import dev.resilience.TestCaller;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
 
@@ -495,9 +497,8 @@ class ConnectionPoolAsyncTests {
 
 	@Test
 	void theCallersContextIsRestoredDuringTheCallback() {
-		ThreadLocal<String> requestId = new ThreadLocal<>();
-		ContextRegistry registry = new ContextRegistry().registerThreadLocalAccessor("request-id", requestId::get,
-				requestId::set, requestId::remove);
+		ThreadLocal<@Nullable String> requestId = TestCaller.CURRENT;
+		ContextRegistry registry = new ContextRegistry().registerThreadLocalAccessor(new TestCaller());
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
 				ConnectionPoolSettings.builder().maxSize(1).build(), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().contextRegistry(registry).build(), WorkerThreads.create("p", 1),

@@ -19,10 +19,12 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshotFactory;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
+import dev.resilience.TestCaller;
 import dev.resilience.Ticker;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
@@ -422,9 +424,8 @@ class ConnectionPoolTests {
 
 	@Test
 	void theCallersContextTravelsToTheWorkerAndIsClearedAfter() {
-		ThreadLocal<String> requestId = new ThreadLocal<>();
-		ContextRegistry registry = new ContextRegistry().registerThreadLocalAccessor("request-id", requestId::get,
-				requestId::set, requestId::remove);
+		ThreadLocal<@Nullable String> requestId = TestCaller.CURRENT;
+		ContextRegistry registry = new ContextRegistry().registerThreadLocalAccessor(new TestCaller());
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
 			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
 			.contextSnapshots(ContextSnapshotFactory.builder().contextRegistry(registry).build())

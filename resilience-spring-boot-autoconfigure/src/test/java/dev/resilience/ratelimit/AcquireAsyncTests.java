@@ -2,17 +2,13 @@ package dev.resilience.ratelimit;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
-import dev.resilience.ManualScheduler;
-import dev.resilience.ManualTicker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -22,13 +18,7 @@ import static org.assertj.core.api.Assertions.tuple;
  * The asynchronous acquire: the blocking form's decisions, waits scheduled instead of slept, every
  * outcome through the future, and cancellation giving everything back (docs/async-and-reactive.md).
  */
-class AcquireAsyncTests {
-
-	private final ManualTicker ticker = new ManualTicker();
-
-	private final ManualScheduler scheduler = new ManualScheduler(this.ticker);
-
-	private final List<RateLimitDecision> decisions = new CopyOnWriteArrayList<>();
+class AcquireAsyncTests extends AsyncFixture {
 
 	@Test
 	void aCallAdmittedAtOnceCompletesBeforeAcquireAsyncReturns() {
@@ -503,53 +493,6 @@ class AcquireAsyncTests {
 
 		assertThat(registry.get("a").inspect("k").getInFlight()).isZero();
 		assertThat(registry.get("b").inspect("k").getInFlight()).isZero();
-	}
-
-	private RateLimiterRegistry.Builder registry() {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.listener((limiter, decision) -> this.decisions.add(decision));
-	}
-
-	private RateLimiter limiter(RateLimiterSettings settings) {
-		return registry().limiter("api", settings).build().get("api");
-	}
-
-	/** Everything {@code inspect} tells of a key, for comparing before and after. */
-	static Object state(RateLimiter limiter, String key) {
-		RateLimitDecision state = limiter.inspect(key);
-		return List.of(state.isPermitted(), state.getRemaining(), state.getRetryAfter(), state.getInFlight(),
-				state.getQuotas());
-	}
-
-	/** The exception a future completed with, without waiting: it must be done. */
-	static Throwable failure(CompletableFuture<?> future) {
-		assertThat(future).isCompletedExceptionally();
-		try {
-			future.getNow(null);
-		}
-		catch (CompletionException ex) {
-			return ex.getCause();
-		}
-		catch (CancellationException ex) {
-			return ex;
-		}
-		throw new AssertionError("not failed: " + future);
-	}
-
-	/** A store whose decisions wait until the test runs the last one asked for, as a remote store's do. */
-	static RateLimitStore deferred(RateLimitStore delegate, AtomicReference<Runnable> decide) {
-		return new ForwardingStore("remote", delegate) {
-
-			@Override
-			public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
-				CompletableFuture<Reservation> decided = new CompletableFuture<>();
-				decide.set(() -> decided.complete(reserve(key, cost, maxWaitNanos)));
-				return decided;
-			}
-
-		};
 	}
 
 }

@@ -14,13 +14,8 @@ import java.util.logging.Logger;
 
 import org.junit.jupiter.api.Test;
 
-import dev.resilience.ManualScheduler;
-import dev.resilience.ManualTicker;
 import dev.resilience.Ticker;
 
-import static dev.resilience.ratelimit.AcquireAsyncTests.deferred;
-import static dev.resilience.ratelimit.AcquireAsyncTests.failure;
-import static dev.resilience.ratelimit.AcquireAsyncTests.state;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -29,13 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refuses the wait or the continuation, a store that fails or decides nothing, a give-back that
  * fails, and a caller who completes the future itself.
  */
-class AsyncAcquisitionTests {
-
-	private final ManualTicker ticker = new ManualTicker();
-
-	private final ManualScheduler scheduler = new ManualScheduler(this.ticker);
-
-	private final List<RateLimitDecision> decisions = new CopyOnWriteArrayList<>();
+class AsyncAcquisitionTests extends AsyncFixture {
 
 	/** The call under test, for stores that cancel it while they decide. */
 	private final AtomicReference<CompletableFuture<Permit>> call = new AtomicReference<>();
@@ -333,17 +322,6 @@ class AsyncAcquisitionTests {
 			}
 
 		};
-	}
-
-	private RateLimiterRegistry.Builder registry() {
-		return RateLimiterRegistry.builder()
-			.ticker(this.ticker)
-			.sleeper(this.ticker.sleeper())
-			.listener((limiter, decision) -> this.decisions.add(decision));
-	}
-
-	private RateLimiter limiter(RateLimiterSettings settings) {
-		return registry().limiter("api", settings).build().get("api");
 	}
 
 	/** The very exception a future was completed with, unwrapped by nobody. */

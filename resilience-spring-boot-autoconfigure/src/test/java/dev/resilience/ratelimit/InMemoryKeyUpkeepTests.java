@@ -76,6 +76,38 @@ class InMemoryKeyUpkeepTests {
 		assertThat(take(store, "a")).isEqualTo(9);
 	}
 
+	/**
+	 * Sweeps and evictions retire only the states of keys, so a decision on the shared key never
+	 * finds its state retired and never looks it up again.
+	 */
+	@Test
+	void theSharedStateIsNeitherSweptNorEvicted() {
+		InMemoryRateLimitStore bucket = store(RateLimiterSettings.builder()
+			.tokenBucket(10, 10, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.maxKeys(1)
+			.build());
+		InMemoryRateLimitStore window = store(RateLimiterSettings.builder()
+			.window(10, Duration.ofSeconds(1))
+			.maxKeys(1)
+			.build());
+		KeyState sharedBucket = bucket.state("");
+		KeyState sharedWindow = window.state("");
+		take(bucket, "");
+		take(window, "");
+		this.ticker.advance(Duration.ofDays(1));
+		bucket.sweep();
+		window.sweep();
+		take(bucket, "a");
+		take(bucket, "b");
+		take(window, "a");
+		take(window, "b");
+
+		assertThat(bucket.state("")).isSameAs(sharedBucket);
+		assertThat(sharedBucket.bucket()).isNotSameAs(KeyState.RETIRED);
+		assertThat(window.state("")).isSameAs(sharedWindow);
+		assertThat(sharedWindow.retired).isFalse();
+	}
+
 	@Test
 	void evictionRetiresTheBucketOfTheKeyItForgets() {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore("api", RateLimiterSettings.builder()

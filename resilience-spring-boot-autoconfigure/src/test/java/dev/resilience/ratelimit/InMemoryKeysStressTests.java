@@ -4,15 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.resilience.ManualTicker;
 
@@ -30,13 +28,9 @@ class InMemoryKeysStressTests {
 
 	private final ManualTicker ticker = new ManualTicker();
 
-	private final ExecutorService executor = Executors.newFixedThreadPool(THREADS + 1);
-
-	@AfterEach
-	void shutDown() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-	}
+	/** The callers and a sweeper. */
+	@RegisterExtension
+	final StressThreads threads = new StressThreads(THREADS + 1);
 
 	/**
 	 * Each round the keys have been idle past their horizon, so every sweep may forget them;
@@ -70,7 +64,7 @@ class InMemoryKeysStressTests {
 			CyclicBarrier start = new CyclicBarrier(THREADS + 1);
 			List<Future<?>> callers = new ArrayList<>();
 			for (int i = 0; i < THREADS; i++) {
-				callers.add(this.executor.submit(() -> {
+				callers.add(this.threads.submit(() -> {
 					start.await();
 					for (int key = 0; key < KEYS; key++) {
 						for (int call = 0; call < 4; call++) {
@@ -82,7 +76,7 @@ class InMemoryKeysStressTests {
 					return null;
 				}));
 			}
-			Future<?> sweeper = this.executor.submit(() -> {
+			Future<?> sweeper = this.threads.submit(() -> {
 				start.await();
 				while (!done.get()) {
 					store.sweep();
@@ -111,25 +105,19 @@ class InMemoryKeysStressTests {
 			.maxKeys(100)
 			.build(), this.ticker);
 		CyclicBarrier start = new CyclicBarrier(THREADS);
-		List<Future<Integer>> callers = new ArrayList<>();
-		for (int i = 0; i < THREADS; i++) {
-			int thread = i;
-			callers.add(this.executor.submit(() -> {
-				start.await();
-				int admittedFull = 0;
-				for (int key = 0; key < 2_000; key++) {
-					RateLimitDecision decision = store.tryAcquire("attacker-" + thread + "-" + key, 1);
-					if (decision.isPermitted() && decision.getRemaining() == 9) {
-						admittedFull++;
-					}
-					assertThat(store.heldKeys()).isLessThanOrEqualTo(100);
+		List<Integer> admittedFull = this.threads.runEach(THREADS, (thread) -> {
+			start.await();
+			int admitted = 0;
+			for (int key = 0; key < 2_000; key++) {
+				RateLimitDecision decision = store.tryAcquire("attacker-" + thread + "-" + key, 1);
+				if (decision.isPermitted() && decision.getRemaining() == 9) {
+					admitted++;
 				}
-				return admittedFull;
-			}));
-		}
-		for (Future<Integer> caller : callers) {
-			assertThat(caller.get(60, TimeUnit.SECONDS)).isEqualTo(2_000);
-		}
+				assertThat(store.heldKeys()).isLessThanOrEqualTo(100);
+			}
+			return admitted;
+		});
+		assertThat(admittedFull).containsOnly(2_000).hasSize(THREADS);
 		assertThat(store.keyCount().getAsLong()).isEqualTo(100);
 		assertThat(store.heldKeys()).isEqualTo(100);
 	}

@@ -187,7 +187,7 @@ class InMemoryPermitWaiterTests {
 		CompletableFuture<Permit> waiting = limiter.acquireAsync("k", 1, Duration.ofMillis(100), this.scheduler);
 		this.scheduler.runAll();
 
-		RateLimitExceededException ex = (RateLimitExceededException) AcquireAsyncTests.failure(waiting);
+		RateLimitExceededException ex = (RateLimitExceededException) AsyncFixture.failure(waiting);
 		assertThat(ex.getDecision().isConcurrencyLimited()).isTrue();
 		assertThat(ex.getDecision().getInFlight()).isOne();
 		assertThat(this.ticker.read()).isEqualTo(Duration.ofMillis(100).toNanos());

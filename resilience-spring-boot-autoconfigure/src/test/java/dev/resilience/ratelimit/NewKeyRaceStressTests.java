@@ -1,17 +1,11 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.resilience.ManualTicker;
 
@@ -31,13 +25,8 @@ class NewKeyRaceStressTests {
 
 	private final ManualTicker ticker = new ManualTicker();
 
-	private final ExecutorService executor = Executors.newFixedThreadPool(THREADS);
-
-	@AfterEach
-	void shutDown() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-	}
+	@RegisterExtension
+	final StressThreads threads = new StressThreads(THREADS);
 
 	@Test
 	void bucketKeysRacedIntoBeingAdmitExactlyTheirCapacity() throws Exception {
@@ -55,22 +44,16 @@ class NewKeyRaceStressTests {
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore("api", settings, this.ticker);
 		AtomicLongArray admitted = new AtomicLongArray(KEYS);
 		CyclicBarrier start = new CyclicBarrier(THREADS);
-		List<Future<?>> threads = new ArrayList<>();
-		for (int t = 0; t < THREADS; t++) {
-			threads.add(this.executor.submit(() -> {
-				start.await();
-				// every thread walks the keys in the same order, so they meet on each new key
-				for (int key = 0; key < KEYS; key++) {
-					if (store.tryAcquire("key-" + key, 1).isPermitted()) {
-						admitted.incrementAndGet(key);
-					}
+		this.threads.runEach(THREADS, (thread) -> {
+			start.await();
+			// every thread walks the keys in the same order, so they meet on each new key
+			for (int key = 0; key < KEYS; key++) {
+				if (store.tryAcquire("key-" + key, 1).isPermitted()) {
+					admitted.incrementAndGet(key);
 				}
-				return null;
-			}));
-		}
-		for (Future<?> thread : threads) {
-			thread.get(60, TimeUnit.SECONDS);
-		}
+			}
+			return null;
+		});
 		for (int key = 0; key < KEYS; key++) {
 			assertThat(admitted.get(key)).as("key-%d", key).isEqualTo(CAPACITY);
 		}

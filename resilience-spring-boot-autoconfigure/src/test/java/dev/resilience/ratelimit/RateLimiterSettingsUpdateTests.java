@@ -80,25 +80,25 @@ class RateLimiterSettingsUpdateTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.updateSettings("partner",
 					RateLimiterSettings.builder().window(3, Duration.ofHours(1)).window(10, Duration.ofDays(1)).build()))
-			.withMessageStartingWith("windows: cannot change from 1 windows to 2 windows at run time");
+			.withMessageStartingWith("windows cannot change from 1 windows to 2 windows at run time");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.updateSettings("partner", RateLimiterSettings.builder()
 				.window(3, Duration.ofHours(1))
 				.tokenBucket(5, 5, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 				.build()))
-			.withMessageStartingWith("token-bucket: cannot change from none to set at run time");
+			.withMessageStartingWith("token-bucket cannot change from none to set at run time");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.updateSettings("partner", RateLimiterSettings.builder()
 				.window(3, Duration.ofHours(1))
 				.windowAlgorithm(WindowAlgorithm.COUNTER)
 				.build()))
-			.withMessageStartingWith("window-algorithm: cannot change from LOG to COUNTER at run time");
+			.withMessageStartingWith("window-algorithm cannot change from LOG to COUNTER at run time");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.updateSettings("partner", RateLimiterSettings.builder()
 				.window(3, Duration.ofHours(1))
 				.maxConcurrent(2, Duration.ofMinutes(1))
 				.build()))
-			.withMessageStartingWith("max-concurrent: cannot change from 0 to 2 at run time");
+			.withMessageStartingWith("max-concurrent cannot change from 0 to 2 at run time");
 		assertThatIllegalArgumentException().isThrownBy(() -> registry.updateSettings("nobody", before))
 			.withMessageContaining("No rate limiter named 'nobody'");
 		assertThat(limiter.getSettings()).isSameAs(before);

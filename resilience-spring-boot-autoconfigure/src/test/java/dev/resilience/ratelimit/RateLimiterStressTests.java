@@ -4,16 +4,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import dev.resilience.ManualTicker;
 
@@ -25,15 +23,13 @@ class RateLimiterStressTests {
 
 	private static final int THREADS = 8;
 
+	/** For the tests of sixteen threads; the others use {@link #THREADS}. */
+	private static final int MANY_THREADS = 16;
+
 	private final ManualTicker ticker = new ManualTicker();
 
-	private final ExecutorService executor = Executors.newFixedThreadPool(THREADS);
-
-	@AfterEach
-	void shutDown() throws InterruptedException {
-		this.executor.shutdownNow();
-		assertThat(this.executor.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
-	}
+	@RegisterExtension
+	final StressThreads threads = new StressThreads(MANY_THREADS);
 
 	/**
 	 * The clock steps 1 ms at a time, moved by the barrier between steps; at each step all threads
@@ -109,7 +105,6 @@ class RateLimiterStressTests {
 	 */
 	@Test
 	void sixteenThreadsGiveLockFreeTokensBackExactly() throws Exception {
-		int threads = 16;
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
@@ -123,39 +118,33 @@ class RateLimiterStressTests {
 		AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(4);
 		AtomicInteger admittedInAll = new AtomicInteger();
 		AtomicBoolean done = new AtomicBoolean();
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			CyclicBarrier start = new CyclicBarrier(threads);
-			for (int i = 0; i < threads; i++) {
-				int userIndex = i % 4;
-				workers.add(pool.submit(() -> {
-					start.await();
-					// A token held for a moment by a call the user window then rejects comes back:
-					// keep asking until all 100 are admitted (a lost token would stop it at 99).
-					while (!done.get()) {
-						try (Permit permit = registry.acquireAll(
-								List.of(new RateLimitRequest(shared, "", 1, Duration.ZERO),
-										new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO)))) {
-							admittedPerUser.incrementAndGet(userIndex);
-							admittedInAll.incrementAndGet();
-						}
-						catch (RateLimitExceededException ex) {
-							// rejected: counted nowhere
-						}
+		List<Future<?>> workers = new ArrayList<>();
+		CyclicBarrier start = new CyclicBarrier(MANY_THREADS);
+		for (int i = 0; i < MANY_THREADS; i++) {
+			int userIndex = i % 4;
+			workers.add(this.threads.submit(() -> {
+				start.await();
+				// A token held for a moment by a call the user window then rejects comes back:
+				// keep asking until all 100 are admitted (a lost token would stop it at 99).
+				while (!done.get()) {
+					try (Permit permit = registry.acquireAll(
+							List.of(new RateLimitRequest(shared, "", 1, Duration.ZERO),
+									new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO)))) {
+						admittedPerUser.incrementAndGet(userIndex);
+						admittedInAll.incrementAndGet();
 					}
-					return null;
-				}));
-			}
-			await().atMost(Duration.ofSeconds(20)).until(() -> admittedInAll.get() >= 100);
-			done.set(true);
-			// every call in flight ends before the workers do, so the counts below are final
-			for (Future<?> worker : workers) {
-				worker.get(30, TimeUnit.SECONDS);
-			}
+					catch (RateLimitExceededException ex) {
+						// rejected: counted nowhere
+					}
+				}
+				return null;
+			}));
 		}
-		finally {
-			pool.shutdownNow();
+		await().atMost(Duration.ofSeconds(20)).until(() -> admittedInAll.get() >= 100);
+		done.set(true);
+		// every call in flight ends before the workers do, so the counts below are final
+		for (Future<?> worker : workers) {
+			worker.get(30, TimeUnit.SECONDS);
 		}
 		int total = 0;
 		for (int i = 0; i < 4; i++) {
@@ -180,24 +169,18 @@ class RateLimiterStressTests {
 		AtomicInteger inFlight = new AtomicInteger();
 		AtomicInteger maxInFlight = new AtomicInteger();
 		AtomicInteger completed = new AtomicInteger();
-		List<Future<?>> workers = new ArrayList<>();
-		for (int i = 0; i < THREADS; i++) {
-			boolean waits = i % 2 == 0;
-			workers.add(this.executor.submit(() -> {
-				for (int call = 0; call < callsPerThread; call++) {
-					try (Permit permit = acquire(limiter, waits)) {
-						maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
-						Thread.yield();
-						inFlight.decrementAndGet();
-					}
-					completed.incrementAndGet();
+		this.threads.runEach(THREADS, (thread) -> {
+			boolean waits = thread % 2 == 0;
+			for (int call = 0; call < callsPerThread; call++) {
+				try (Permit permit = acquire(limiter, waits)) {
+					maxInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+					Thread.yield();
+					inFlight.decrementAndGet();
 				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
+				completed.incrementAndGet();
+			}
+			return null;
+		});
 		assertThat(completed).hasValue(THREADS * callsPerThread);
 		assertThat(maxInFlight.get()).isLessThanOrEqualTo(3);
 		assertThat(limiter.inspect("k").getInFlight()).isZero();
@@ -225,7 +208,6 @@ class RateLimiterStressTests {
 	 */
 	@Test
 	void sixteenThreadsOnStackedLimitersAdmitExactlyTheSharedLimitAndGiveBackTheRest() throws Exception {
-		int threads = 16;
 		RateLimiterRegistry registry = RateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
@@ -238,34 +220,22 @@ class RateLimiterStressTests {
 		RateLimiter user = registry.get("user");
 		RateLimiter shared = registry.get("shared");
 		AtomicIntegerArray admittedPerUser = new AtomicIntegerArray(4);
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try {
-			List<Future<?>> workers = new ArrayList<>();
-			CyclicBarrier start = new CyclicBarrier(threads);
-			for (int i = 0; i < threads; i++) {
-				int userIndex = i % 4;
-				workers.add(pool.submit(() -> {
-					start.await();
-					for (int call = 0; call < 200; call++) {
-						try (Permit permit = registry.acquireAll(List.of(
-								new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO),
+		CyclicBarrier start = new CyclicBarrier(MANY_THREADS);
+		this.threads.runEach(MANY_THREADS, (thread) -> {
+			int userIndex = thread % 4;
+			start.await();
+			for (int call = 0; call < 200; call++) {
+				try (Permit permit = registry.acquireAll(
+						List.of(new RateLimitRequest(user, "user-" + userIndex, 1, Duration.ZERO),
 								new RateLimitRequest(shared, "", 1, Duration.ZERO)))) {
-							admittedPerUser.incrementAndGet(userIndex);
-						}
-						catch (RateLimitExceededException ex) {
-							// rejected: counted nowhere
-						}
-					}
-					return null;
-				}));
+					admittedPerUser.incrementAndGet(userIndex);
+				}
+				catch (RateLimitExceededException ex) {
+					// rejected: counted nowhere
+				}
 			}
-			for (Future<?> worker : workers) {
-				worker.get(30, TimeUnit.SECONDS);
-			}
-		}
-		finally {
-			pool.shutdownNow();
-		}
+			return null;
+		});
 		int total = 0;
 		for (int i = 0; i < 4; i++) {
 			int admitted = admittedPerUser.get(i);
@@ -286,21 +256,15 @@ class RateLimiterStressTests {
 			throws Exception {
 		AtomicIntegerArray admittedAt = new AtomicIntegerArray(lastMillis + 1);
 		CyclicBarrier step = new CyclicBarrier(THREADS, () -> this.ticker.advance(Duration.ofMillis(1)));
-		List<Future<?>> workers = new ArrayList<>();
-		for (int i = 0; i < THREADS; i++) {
-			workers.add(this.executor.submit(() -> {
-				for (int millis = 0; millis <= lastMillis; millis++) {
-					while (limiter.tryAcquire(key, 1).isPermitted()) {
-						admittedAt.incrementAndGet(millis);
-					}
-					step.await(10, TimeUnit.SECONDS);
+		this.threads.runEach(THREADS, (thread) -> {
+			for (int millis = 0; millis <= lastMillis; millis++) {
+				while (limiter.tryAcquire(key, 1).isPermitted()) {
+					admittedAt.incrementAndGet(millis);
 				}
-				return null;
-			}));
-		}
-		for (Future<?> worker : workers) {
-			worker.get(60, TimeUnit.SECONDS);
-		}
+				step.await(10, TimeUnit.SECONDS);
+			}
+			return null;
+		});
 		return admittedAt;
 	}
 

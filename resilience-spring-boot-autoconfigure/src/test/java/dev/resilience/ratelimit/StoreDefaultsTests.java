@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
 
-import static dev.resilience.ratelimit.AcquireAsyncTests.failure;
+import static dev.resilience.ratelimit.AsyncFixture.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

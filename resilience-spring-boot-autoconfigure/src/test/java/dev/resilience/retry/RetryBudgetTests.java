@@ -270,6 +270,20 @@ class RetryBudgetTests {
 		assertThat(empty.retries()).isZero();
 	}
 
+	/** A caller that read the word after the bucket was sealed is refused, and leaves its time out. */
+	@Test
+	void aGrantDecidedOnASealedWordIsRefused() {
+		RetryBudgetWindow window = RetryBudgetWindow.first(0, 100, 1000, 10);
+		assertThat(window.grant(0, 5)).isTrue();
+		window.seal();
+		long sealed = window.retryWord();
+		assertThat(window.grant(sealed, 9)).isFalse();
+		assertThat(window.retryWord()).isEqualTo(sealed);
+		assertThat(window.retries()).isEqualTo(1);
+		// The retry at 5 leaves the window at 1005; one at 9 would still count then.
+		assertThat(window.next(100, 0, 1000, 10).spent(1005, 0, 1000)).isZero();
+	}
+
 	@Test
 	void theRatioRoundsDownAndTheReserveIsAddedWhole() {
 		RetryBudget budget = new RetryBudget(new RetryBudgetSettings(1.0 / 3, Duration.ofMillis(2100), 3),

@@ -1,7 +1,6 @@
 package dev.resilience.autoconfigure.poll;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -18,10 +17,6 @@ import dev.resilience.poll.PollSettings;
  */
 @ConfigurationPropertiesSource
 public class PollProperties extends BackoffProperties {
-
-	/** The properties {@link PollSettings} and its backoff check when they are built. */
-	private static final List<String> SETTINGS = List.of("max-attempts", "timeout", "delay", "multiplier",
-			"max-delay");
 
 	/**
 	 * Attempts in all; -1 for unlimited, which needs a timeout.
@@ -87,7 +82,7 @@ public class PollProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw PropertyErrors.named("resilience.polls." + name, ex, SETTINGS);
+			throw PropertyErrors.named("resilience.polls." + name, ex, PollProperties.class);
 		}
 	}
 

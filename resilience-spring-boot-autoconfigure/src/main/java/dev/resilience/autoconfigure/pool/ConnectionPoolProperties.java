@@ -1,7 +1,6 @@
 package dev.resilience.autoconfigure.pool;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,9 +14,6 @@ import dev.resilience.pool.ConnectionPoolSettings;
  */
 @ConfigurationPropertiesSource
 public class ConnectionPoolProperties {
-
-	/** The properties {@link ConnectionPoolSettings} checks when it is made. */
-	private static final List<String> SETTINGS = List.of("max-size", "min-idle", "timeout", "max-idle-time");
 
 	/**
 	 * Most connections handed out at once.
@@ -116,7 +112,7 @@ public class ConnectionPoolProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw PropertyErrors.named("resilience.pools." + name, ex, SETTINGS);
+			throw PropertyErrors.named("resilience.pools." + name, ex, ConnectionPoolProperties.class);
 		}
 	}
 

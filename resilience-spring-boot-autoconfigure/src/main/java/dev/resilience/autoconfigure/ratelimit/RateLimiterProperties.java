@@ -21,9 +21,6 @@ import dev.resilience.ratelimit.WindowAlgorithm;
 @ConfigurationPropertiesSource
 public class RateLimiterProperties {
 
-	/** The properties {@link RateLimiterSettings} checks when it is built. */
-	private static final List<String> SETTINGS = List.of("max-concurrent", "lease-timeout", "max-wait", "max-keys");
-
 	/**
 	 * Where the limiter keeps its state.
 	 */
@@ -183,7 +180,7 @@ public class RateLimiterProperties {
 			return builder.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw PropertyErrors.named("resilience.rate-limiters." + name, ex, SETTINGS);
+			throw PropertyErrors.named("resilience.rate-limiters." + name, ex, RateLimiterProperties.class);
 		}
 	}
 

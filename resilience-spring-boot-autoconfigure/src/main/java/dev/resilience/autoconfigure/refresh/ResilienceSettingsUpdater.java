@@ -38,6 +38,7 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.retry.RetryProperties;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -107,9 +108,10 @@ public class ResilienceSettingsUpdater {
 			this.targets.put(Kind.POOL, new Target<>(ConnectionPoolProperties.class, poolsByName::keySet,
 					(name) -> poolsByName.get(name).getSettings(), (properties, name) -> {
 						if (!Objects.equals(properties.getFactory(), factories.get(name))) {
-							throw new IllegalArgumentException(Kind.POOL.prefix + "." + name + ".factory: cannot change from "
+							String factory = Kind.POOL.prefix + "." + name + ".factory";
+							throw new IllegalArgumentException(PropertyErrors.property(factory, "cannot change from "
 									+ factories.get(name) + " to " + properties.getFactory()
-									+ " at run time, as the pool holds its connections; restart to change it");
+									+ " at run time, as the pool holds its connections; restart to change it"));
 						}
 						return properties.toSettings(name);
 					}, (name, settings) -> poolsByName.get(name).updateSettings(settings),
@@ -136,11 +138,11 @@ public class ResilienceSettingsUpdater {
 		properties.forEach((path, value) -> {
 			String property = prefix + "." + path;
 			if (!ConfigurationPropertyName.isValid(property)) {
-				throw new IllegalArgumentException(property + ": not a property name; write paths as in "
-						+ "application.properties, such as windows[0].limit or max-wait");
+				throw new IllegalArgumentException(PropertyErrors.property(property, "is not a property name; write "
+						+ "paths as in application.properties, such as windows[0].limit or max-wait"));
 			}
 			requested.add(ConfigurationPropertyName.of(property));
-			merged.put(path, Objects.requireNonNull(value, () -> property + ": no value"));
+			merged.put(path, Objects.requireNonNull(value, () -> PropertyErrors.property(property, "has no value")));
 		});
 		apply(kind, name, merged, requested);
 		this.overrides.put(prefix, merged);
@@ -207,11 +209,11 @@ public class ResilienceSettingsUpdater {
 			target.update().accept(name, settings);
 		}
 		catch (IllegalArgumentException ex) {
-			// a setting that cannot change at run time, named relative to the prefix
-			throw new IllegalArgumentException(prefix + "." + ex.getMessage(), ex);
+			// a setting that cannot change at run time, named as its property
+			throw PropertyErrors.named(prefix.toString(), ex, target.type());
 		}
 		catch (IllegalStateException ex) {
-			throw new IllegalStateException(prefix + ": " + ex.getMessage(), ex);
+			throw new IllegalStateException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
 		AnnotatedMethods<?> methods = target.methods();
 		if (methods == null) {
@@ -222,7 +224,7 @@ public class ResilienceSettingsUpdater {
 		}
 		catch (RuntimeException ex) {
 			target.update().accept(name, previous);
-			throw new IllegalArgumentException(prefix + ": " + ex.getMessage(), ex);
+			throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
 	}
 
@@ -269,12 +271,15 @@ public class ResilienceSettingsUpdater {
 			while (cause.getCause() != null) {
 				cause = cause.getCause();
 			}
-			throw new IllegalArgumentException(((property != null) ? property.getName() : ex.getName()) + ": cannot be "
-					+ ((property != null) ? "'" + property.getValue() + "'" : "bound") + ": " + cause.getMessage(), ex);
+			throw new IllegalArgumentException(PropertyErrors.property(
+					((property != null) ? property.getName() : ex.getName()).toString(),
+					"cannot be " + ((property != null) ? "'" + property.getValue() + "'" : "bound") + ": "
+							+ cause.getMessage()),
+					ex);
 		}
 		for (ConfigurationPropertyName name : requested) {
 			if (!bound.contains(name)) {
-				throw new IllegalArgumentException(name + ": no such property");
+				throw new IllegalArgumentException(PropertyErrors.property(name.toString(), "does not exist"));
 			}
 		}
 		return properties;

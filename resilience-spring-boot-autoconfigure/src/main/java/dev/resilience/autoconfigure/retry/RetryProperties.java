@@ -23,10 +23,6 @@ import dev.resilience.retry.RetryPolicy;
 @ConfigurationPropertiesSource
 public class RetryProperties extends BackoffProperties {
 
-	/** The properties {@link RetryPolicy} and its backoff check when they are built. */
-	private static final List<String> SETTINGS = List.of("max-retries", "max-duration", "delay", "multiplier",
-			"max-delay");
-
 	/**
 	 * Retries after the first attempt: 3 makes up to 4 attempts.
 	 */
@@ -146,7 +142,7 @@ public class RetryProperties extends BackoffProperties {
 				.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw PropertyErrors.named("resilience.retries." + name, ex, SETTINGS);
+			throw PropertyErrors.named("resilience.retries." + name, ex, RetryProperties.class);
 		}
 	}
 

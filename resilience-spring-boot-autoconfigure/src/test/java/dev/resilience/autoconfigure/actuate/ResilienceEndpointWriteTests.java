@@ -108,15 +108,15 @@ class ResilienceEndpointWriteTests {
 		HttpResponse<String> unbindable = post("refused", "{\"properties\": {\"max-wait\": \"soon\"}}");
 		assertThat(unbindable.statusCode()).isEqualTo(400);
 		assertThat((String) JsonPath.read(unbindable.body(), "$.error"))
-			.startsWith("resilience.rate-limiters.refused.max-wait: cannot be 'soon'");
+			.startsWith("resilience.rate-limiters.refused.max-wait cannot be 'soon'");
 		HttpResponse<String> unknown = post("refused", "{\"properties\": {\"windows[0].limmit\": \"5\"}}");
 		assertThat(unknown.statusCode()).isEqualTo(400);
 		assertThat((String) JsonPath.read(unknown.body(), "$.error"))
-			.isEqualTo("resilience.rate-limiters.refused.windows[0].limmit: no such property");
+			.isEqualTo("resilience.rate-limiters.refused.windows[0].limmit does not exist");
 		HttpResponse<String> reshaped = post("refused", "{\"properties\": {\"windows[1].limit\": \"5\", \"windows[1].period\": \"1d\"}}");
 		assertThat(reshaped.statusCode()).isEqualTo(400);
 		assertThat((String) JsonPath.read(reshaped.body(), "$.error"))
-			.startsWith("resilience.rate-limiters.refused.windows: cannot change from 1 windows to 2 windows");
+			.startsWith("resilience.rate-limiters.refused.windows cannot change from 1 windows to 2 windows");
 		assertThat(limiter.getSettings().windows()).hasSize(1);
 		assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 		assertThat(permitted(limiter, 3)).isEqualTo(2);

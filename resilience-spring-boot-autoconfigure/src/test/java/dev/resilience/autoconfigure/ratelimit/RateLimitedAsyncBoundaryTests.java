@@ -10,11 +10,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.context.ContextRegistry;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.reactivestreams.Subscription;
 import reactor.blockhound.BlockHound;
 import reactor.core.Disposable;
@@ -31,8 +30,8 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import dev.resilience.TestCaller;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.TestCaller;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
@@ -46,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * publisher, the subscriber's demand reaching it as asked), against a call rejected at once, one
  * that has to wait for its slot, and one that holds a {@code max-concurrent} permit until it ends.
  */
+@ExtendWith(TestCaller.Registered.class)
 class RateLimitedAsyncBoundaryTests {
 
 	private static final ThreadLocal<@Nullable String> CALLER = TestCaller.CURRENT;
@@ -66,14 +66,8 @@ class RateLimitedAsyncBoundaryTests {
 				"resilience.rate-limiters.paced.max-wait=5s", "resilience.rate-limiters.single.max-concurrent=1");
 
 	@BeforeAll
-	static void installBlockHoundAndContext() {
+	static void installBlockHound() {
 		BlockHound.install();
-		ContextRegistry.getInstance().registerThreadLocalAccessor(new TestCaller());
-	}
-
-	@AfterAll
-	static void removeContext() {
-		ContextRegistry.getInstance().removeThreadLocalAccessor(TestCaller.KEY);
 	}
 
 	@Test

@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.refresh;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.List;
 import java.util.Set;
@@ -35,6 +36,7 @@ import dev.resilience.retry.RetryRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatNullPointerException;
 
 /**
  * Tests settings changed by Spring Cloud's refresh (docs/runtime-changes.md): when {@code resilience.*}
@@ -142,6 +144,34 @@ class ResilienceEnvironmentChangeTests {
 			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 			updater.update("partner", Map.of("windows[0].limit", "4"));
 			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(4);
+		});
+	}
+
+	/** What the endpoint's write operation answers 400 with: the property named before what is wrong. */
+	@Test
+	void runWhenAnUpdateIsWrongShouldRefuseItNamingTheProperty() {
+		this.contextRunner.run((context) -> {
+			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+			assertThatIllegalArgumentException().isThrownBy(() -> updater.update("partner", Map.of("max-wait", "soon")))
+				.withMessageStartingWith("resilience.rate-limiters.partner.max-wait cannot be 'soon': ");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> updater.update("partner", Map.of("windows[0].limmit", "5")))
+				.withMessage("resilience.rate-limiters.partner.windows[0].limmit does not exist");
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> updater.update("partner", Map.of("maxWait", "5")))
+				.withMessage("resilience.rate-limiters.partner.maxWait is not a property name; write paths as "
+						+ "in application.properties, such as windows[0].limit or max-wait");
+			Map<String, String> noValue = new HashMap<>();
+			noValue.put("max-wait", null);
+			assertThatNullPointerException().isThrownBy(() -> updater.update("partner", noValue))
+				.withMessage("resilience.rate-limiters.partner.max-wait has no value");
+			assertThatIllegalArgumentException().isThrownBy(() -> updater.update("partner", Map.of("store", "redis")))
+				.withMessageStartingWith("resilience.rate-limiters.partner.store cannot change from memory to redis at "
+						+ "run time");
+			assertThatIllegalArgumentException().isThrownBy(() -> updater.update("workers", Map.of("factory", "other")))
+				.withMessage("resilience.pools.workers.factory cannot change from null to other at run time, as the "
+						+ "pool holds its connections; restart to change it");
+			assertThat(context.getBean(RateLimiterRegistry.class).get("partner").getSettings().store()).isEqualTo("memory");
 		});
 	}
 

@@ -16,12 +16,11 @@ import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.micrometer.context.ContextRegistry;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.reactivestreams.Publisher;
 import reactor.blockhound.BlockHound;
 import reactor.core.Disposable;
@@ -42,8 +41,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
+import dev.resilience.TestCaller;
 import dev.resilience.autoconfigure.Failures;
-import dev.resilience.autoconfigure.TestCaller;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -54,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * the method runs, what it returns, when the permit goes back, what a cancellation does, and
  * which return types stop startup.
  */
+@ExtendWith(TestCaller.Registered.class)
 class AsyncAdviceTests {
 
 	private static final ThreadLocal<@Nullable String> CALLER = TestCaller.CURRENT;
@@ -63,14 +63,8 @@ class AsyncAdviceTests {
 		.withUserConfiguration(HeldConfiguration.class);
 
 	@BeforeAll
-	static void installBlockHoundAndContext() {
+	static void installBlockHound() {
 		BlockHound.install();
-		ContextRegistry.getInstance().registerThreadLocalAccessor(new TestCaller());
-	}
-
-	@AfterAll
-	static void removeContext() {
-		ContextRegistry.getInstance().removeThreadLocalAccessor(TestCaller.KEY);
 	}
 
 	@Test
