@@ -10,11 +10,12 @@
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window; { -1, now } when the deadline has passed.
 --
--- Speed (see helpers.lua): the state stays in the array v as it was read, NaN and all, and is
--- packed back from it, with no table of names, no closures per rule and no copy; the common path
--- (nothing left the windows, the limits far off) calls GET, ZADD and PEXPIRE per window, and SET.
--- Numbers go to redis.call as strings made by string.format('%d'): Redis would format a Lua
--- number with '%.17g', several times as slow.
+-- Speed (helpers.lua says why calls, closures and number conversions count): state.lua's general
+-- machinery (a closure per rule and per step, a table of slots copied on each write) cost more
+-- than the window's own commands. Here the state stays in the array v as it was read, NaN for a
+-- field not set, and is packed back from it; the rules are inline. The common path (nothing left
+-- the windows, their limits far off) calls TIME, GET, then ZADD and PEXPIRE per window, and SET:
+-- each window's set needs its entry and its exact expiry, so those two calls are the floor.
 local cost = ARGV[CALL] + 0
 local max_wait = ARGV[CALL + 1] + 0
 local deadline = ARGV[CALL + 2] + 0 -- the caller gives up after this server time; 0: never
