@@ -423,8 +423,8 @@ public final class RedisScriptRunner {
 
 	/**
 	 * The scripts, one per operation, each with the shared files it needs before its own text:
-	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for a limiter with a token
-	 * bucket alone, {@code state.lua} (the state of windows and leases, expiry). Their arguments and
+	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for the two shorter decide
+	 * scripts, {@code state.lua} (the state of windows and leases, expiry). Their arguments and
 	 * reply are named by {@link ScriptArguments}. Resetting a key needs no script: it is an
 	 * {@code UNLINK}.
 	 */
@@ -434,6 +434,11 @@ public final class RedisScriptRunner {
 		DECIDE("decide.lua", Script.HELPERS, Script.STATE),
 		/** Decides as {@link #DECIDE} does, for a limiter with a token bucket alone: a shorter run. */
 		DECIDE_BUCKET("decide_bucket.lua", Script.HELPERS),
+		/**
+		 * Decides as {@link #DECIDE} does, for a limiter with exact windows (and perhaps a token
+		 * bucket) and no concurrency permits: a shorter run.
+		 */
+		DECIDE_WINDOW("decide_window.lua", Script.HELPERS),
 		/** Gives a call back, as if it had never been made. */
 		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE),
 		/** Returns a call's concurrency permit. */

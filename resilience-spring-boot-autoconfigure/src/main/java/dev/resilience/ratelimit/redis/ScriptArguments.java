@@ -13,8 +13,8 @@ import dev.resilience.ratelimit.WindowSettings;
 import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 /**
- * Encodes the arguments of the scripts ({@code decide.lua} or {@code decide_bucket.lua},
- * {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
+ * Encodes the arguments of the scripts ({@code decide.lua}, {@code decide_bucket.lua} or
+ * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
  * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReleaseInput} and
  * {@link ReplyField}, in the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). Every script's arguments start with the limiter's settings,
@@ -146,11 +146,29 @@ final class ScriptArguments {
 			encoded[fixed + 2 * i + 1] = bytes(micros(window.period()));
 		}
 		this.settings = encoded;
-		this.decide = (bucket != null && windows.isEmpty() && settings.maxConcurrent() == 0) ? Script.DECIDE_BUCKET
-				: Script.DECIDE;
+		this.decide = decideScript(bucket != null, !windows.isEmpty(), settings.windowAlgorithm(),
+				settings.maxConcurrent() > 0);
 	}
 
-	/** The script that decides (and inspects) for this limiter: a shorter one for a token bucket alone. */
+	/**
+	 * The shortest script that decides for a limiter of this shape: {@code decide.lua} decides for
+	 * every shape, the two others each for one common shape, in fewer steps.
+	 */
+	private static Script decideScript(boolean bucket, boolean windows, WindowAlgorithm algorithm,
+			boolean concurrency) {
+		if (concurrency) {
+			return Script.DECIDE;
+		}
+		if (!windows) {
+			return bucket ? Script.DECIDE_BUCKET : Script.DECIDE;
+		}
+		return (algorithm == WindowAlgorithm.LOG) ? Script.DECIDE_WINDOW : Script.DECIDE;
+	}
+
+	/**
+	 * The script that decides (and inspects) for this limiter: a shorter one for a token bucket
+	 * alone, and for exact windows without concurrency permits.
+	 */
 	Script decideScript() {
 		return this.decide;
 	}

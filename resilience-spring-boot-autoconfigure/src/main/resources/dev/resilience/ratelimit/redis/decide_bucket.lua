@@ -7,9 +7,9 @@
 --           updated and version, as state.lua writes it; a state of another shape is taken for none.
 -- Replies ScriptArguments.ReplyField's slots, then the bucket's remaining and microseconds until
 -- more; { -1, now } when the deadline has passed.
-local cost = tonumber(ARGV[CALL])
-local max_wait = tonumber(ARGV[CALL + 1])
-local deadline = tonumber(ARGV[CALL + 2]) -- the caller gives up after this server time; 0: never
+local cost = ARGV[CALL] + 0
+local max_wait = ARGV[CALL + 1] + 0
+local deadline = ARGV[CALL + 2] + 0 -- the caller gives up after this server time; 0: never
 local commit = ARGV[CALL + 3] == '1' -- else inspect
 
 if deadline > 0 and now > deadline then
@@ -46,7 +46,7 @@ else
 	local horizon = bucket_available_at(tokens, updated, updated, capacity)
 	if horizon > now then
 		redis.call('SET', KEYS[1], struct.pack('<dddd', 1, tokens, updated, before_version + 1), 'PX',
-			cdiv(horizon - now, 1000))
+			string.format('%d', cdiv(horizon - now, 1000)))
 	else
 		redis.call('DEL', KEYS[1])
 	end

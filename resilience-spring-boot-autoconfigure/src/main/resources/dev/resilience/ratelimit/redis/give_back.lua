@@ -3,15 +3,15 @@
 -- left); else the call's tokens go back, up to the room the bucket had at its fullest since.
 -- Window entries and a lease of the call are removed; a counter window is restored when the call
 -- was its latest admission, else its count is lowered.
-local cost = tonumber(ARGV[CALL])
-local sequence = tonumber(ARGV[CALL + 1]) -- the call's number, in its entries and lease
-local at = tonumber(ARGV[CALL + 2]) -- the time the call was admitted at
-local version_after = tonumber(ARGV[CALL + 3]) -- the bucket after the call
-local tokens_after = tonumber(ARGV[CALL + 4])
-local updated_after = tonumber(ARGV[CALL + 5])
-local tokens_before = tonumber(ARGV[CALL + 6]) -- the bucket before the call
-local updated_before = tonumber(ARGV[CALL + 7])
-local version_before = tonumber(ARGV[CALL + 8])
+local cost = ARGV[CALL] + 0
+local sequence = ARGV[CALL + 1] + 0 -- the call's number, in its entries and lease
+local at = ARGV[CALL + 2] + 0 -- the time the call was admitted at
+local version_after = ARGV[CALL + 3] + 0 -- the bucket after the call
+local tokens_after = ARGV[CALL + 4] + 0
+local updated_after = ARGV[CALL + 5] + 0
+local tokens_before = ARGV[CALL + 6] + 0 -- the bucket before the call
+local updated_before = ARGV[CALL + 7] + 0
+local version_before = ARGV[CALL + 8] + 0
 
 if not load() then
 	return { 1 } -- everything expired: the key is as new, nothing to give back

@@ -4,30 +4,33 @@
 --
 -- Times are integer microseconds of the server's clock (TIME): about 1.7e15 today, exact in a Lua
 -- number (a double) below 2^53. ScriptArguments checks at startup that every product formed here
--- (capacity * refill period, limit * period) stays below 2^53 too. Numbers go to redis.call as
--- Lua numbers, which Redis writes with 17 significant digits: exact for these integers. (Lua's own
--- tostring and '..' keep only 14: a time in a string is made with string.format('%d').)
+-- (capacity * refill period, limit * period) stays below 2^53 too. A number for redis.call is made
+-- a string with string.format('%d'): Redis would write a Lua number itself with '%.17g' (exact for
+-- these integers too), several times as slow; Lua's own tostring and '..' keep only 14 digits.
 --
 -- Speed: Redis runs one script at a time, so the server's time per call caps a hot key for every
 -- instance together. Per call, each redis.call costs about as much as the arithmetic of a
 -- decision (and INFO commandstats counts it twice: in its own line and in the script's), and each
 -- function defined costs a closure; so this file defines only what every script needs, and a
--- limiter with a token bucket alone decides by decide_bucket.lua, without state.lua.
+-- limiter with a token bucket alone decides by decide_bucket.lua, one with exact windows and no
+-- concurrency permits by decide_window.lua, both without state.lua.
 --
 -- ARGV starts with the limiter's settings (ScriptArguments.Setting), the same for every call; the
--- call's own inputs follow from ARGV[CALL] on, named at the top of each script.
-local capacity = tonumber(ARGV[1]) -- 0: no token bucket
-local refill_tokens = tonumber(ARGV[2])
-local refill_period = tonumber(ARGV[3])
+-- call's own inputs follow from ARGV[CALL] on, named at the top of each script. A number is read
+-- as s + 0, not tonumber(s): both parse the string the same way, tonumber twice over (it asks
+-- whether the string is a number, then converts it), and each parse costs about as much as
+-- a dozen lines of arithmetic. The concurrency settings, ARGV[6] and ARGV[7], are read by
+-- state.lua, for the scripts that need them.
+local capacity = ARGV[1] + 0 -- 0: no token bucket
+local refill_tokens = ARGV[2] + 0
+local refill_period = ARGV[3] + 0
 local interval = ARGV[4] == '1' -- whole periods at once, else greedily
 local counters = ARGV[5] == '1' -- windows as counters, else exact logs
-local max_concurrent = tonumber(ARGV[6]) -- 0: no concurrency permits
-local lease_timeout = tonumber(ARGV[7])
-local window_count = tonumber(ARGV[8])
+local window_count = ARGV[8] + 0 -- each window's limit and period follow: ARGV[7 + 2i], ARGV[8 + 2i]
 local CALL = 9 + 2 * window_count
 
 local clock = redis.call('TIME')
-local now = tonumber(clock[1]) * 1000000 + tonumber(clock[2])
+local now = clock[1] * 1000000 + clock[2]
 
 -- floor(a / b) and ceil(a / b) for integers 0 <= a < 2^53, b > 0, exact despite doubles
 local function fdiv(a, b)

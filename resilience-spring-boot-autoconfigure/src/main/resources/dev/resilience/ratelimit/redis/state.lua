@@ -24,6 +24,8 @@
 -- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
 
+local max_concurrent = ARGV[6] + 0 -- 0: no concurrency permits
+local lease_timeout = ARGV[7] + 0
 local limits, periods = {}, {} -- window i: ARGV[7 + 2i], ARGV[8 + 2i]
 
 local state_key = KEYS[1]
@@ -52,8 +54,8 @@ local START, PREVIOUS, CURRENT, ADMITTED, UNDO, UNDO_START, UNDO_PREVIOUS, UNDO_
 	1, 2, 3, 4, 5, 6, 7, 8, 9 -- a counter window's
 local base = {}
 for i = 1, window_count do
-	limits[i] = tonumber(ARGV[7 + 2 * i])
-	periods[i] = tonumber(ARGV[8 + 2 * i])
+	limits[i] = ARGV[7 + 2 * i] + 0
+	periods[i] = ARGV[8 + 2 * i] + 0
 	base[i] = size
 	size = size + (counters and UNDO_ADMITTED or OLDEST)
 end
@@ -128,7 +130,7 @@ end
 
 local function expire(key, horizon)
 	if horizon > now then
-		redis.call('PEXPIRE', key, cdiv(horizon - now, 1000))
+		redis.call('PEXPIRE', key, string.format('%d', cdiv(horizon - now, 1000)))
 	else
 		redis.call('DEL', key)
 	end
@@ -176,7 +178,7 @@ local function finish(windows_changed)
 		redis.call('DEL', state_key)
 		return
 	end
-	redis.call('SET', state_key, encode(), 'PX', cdiv(horizon - now, 1000))
+	redis.call('SET', state_key, encode(), 'PX', string.format('%d', cdiv(horizon - now, 1000)))
 end
 
 -- Returns a lease, if it is still held: used, it updates the typical hold.

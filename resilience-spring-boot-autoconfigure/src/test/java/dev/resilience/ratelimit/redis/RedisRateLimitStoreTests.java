@@ -2,6 +2,7 @@ package dev.resilience.ratelimit.redis;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreContractTests;
 import dev.resilience.ratelimit.WindowAlgorithm;
 
+import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -202,9 +204,9 @@ class RedisRateLimitStoreTests {
 			ScriptArguments arguments = new ScriptArguments("alone-" + strategy, settings);
 			assertThat(arguments.decideScript()).isEqualTo(RedisScriptRunner.Script.DECIDE_BUCKET);
 			List<List<Long>> general = decideInTurn(RedisScriptRunner.Script.DECIDE, keys.keys("general"), arguments,
-					calls);
+					calls, 1, 2);
 			List<List<Long>> own = decideInTurn(RedisScriptRunner.Script.DECIDE_BUCKET, keys.keys("own"), arguments,
-					calls);
+					calls, 1, 2);
 			assertThat(own).as(strategy.toString()).isEqualTo(general);
 			// the reservation: admitted two hours after the first call, the bucket then empty again
 			assertThat(general.get(5)).as(strategy.toString()).startsWith(1L, 0L, 2 * hour);
@@ -212,14 +214,56 @@ class RedisRateLimitStoreTests {
 		}
 	}
 
+	@Test
+	void exactWindowsDecideByTheirOwnScriptExactlyAsTheGeneralOne() throws Exception {
+		// Windows of one and two hours: no entry leaves during the test, so both scripts see the
+		// same windows and differ only by the server's time, which each key's times are taken
+		// relative to, to the second (the calls follow each other within milliseconds, each run at
+		// its own pace). {cost, max wait, commit}: take 2, inspect, take 1, rejected (the first
+		// window is full), inspect it full, reserve the slot the first entry leaves an hour later,
+		// reserve 2 for when the longer window frees them (two hours later), inspect the reservations
+		long hour = TimeUnit.HOURS.toMicros(1);
+		long second = TimeUnit.SECONDS.toMicros(1);
+		long[][] calls = { { 2, 0, 1 }, { 1, 0, 0 }, { 1, 0, 1 }, { 1, 0, 1 }, { 1, 0, 0 }, { 1, 2 * hour, 1 },
+				{ 2, 3 * hour, 1 }, { 1, 0, 0 } };
+		RateLimiterSettings.Builder windows = RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(3, Duration.ofHours(1))
+			.window(4, Duration.ofHours(2));
+		// the state's slots holding times: the bucket's updated, if any, and each window's latest and oldest
+		int[][] timeSlots = { { 4, 5, 8, 9 }, { 2, 7, 8, 11, 12 } };
+		RateLimiterSettings[] shapes = { windows.build(),
+				windows.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY).build() };
+		for (int shape = 0; shape < shapes.length; shape++) {
+			String name = "windows-" + shape;
+			RedisKeys keys = new RedisKeys(this.prefix, name, shapes[shape]);
+			ScriptArguments arguments = new ScriptArguments(name, shapes[shape]);
+			assertThat(arguments.decideScript()).isEqualTo(RedisScriptRunner.Script.DECIDE_WINDOW);
+			List<List<Long>> general = decideInTurn(RedisScriptRunner.Script.DECIDE, keys.keys("general"), arguments,
+					calls, second, timeSlots[shape]);
+			List<List<Long>> own = decideInTurn(RedisScriptRunner.Script.DECIDE_WINDOW, keys.keys("own"), arguments,
+					calls, second, timeSlots[shape]);
+			assertThat(own).as(name).isEqualTo(general);
+			// rejected by the first window until its first entry leaves, an hour after it came
+			assertThat(general.get(3)).as(name).startsWith(0L, 0L, 0L);
+			// reserved then, and the next two when the second window frees two, two hours after
+			assertThat(general.get(5)).as(name).startsWith(1L, 0L, hour);
+			assertThat(general.get(6)).as(name).startsWith(1L, 0L, 2 * hour);
+			// every admitted call's entry in each window: sequence, cost, time
+			assertThat(general.get(calls.length + 2)).as(name).hasSize(4 * 3).endsWith(4L, 2L, 2 * hour);
+		}
+	}
+
 	/**
 	 * Runs decisions ({cost, max wait, commit}) on one key, and then reads its state: each reply,
-	 * and last the state, with their times relative to the key's first decision, so that runs at
-	 * different server times compare exactly. A duration from now to a time is that time,
-	 * relative; a zero duration (now itself) stays zero.
+	 * then the state (its slots timeSlots hold times, a slot not set is Long.MIN_VALUE), then each
+	 * window's entries (sequence, cost, time), with their times relative to the key's first
+	 * decision and rounded to the resolution, so that runs at different server times compare
+	 * exactly. A duration from now to a time is that time, relative; a zero duration (now itself)
+	 * and a time not set (0) stay zero.
 	 */
 	private static List<List<Long>> decideInTurn(RedisScriptRunner.Script script, byte[][] keys,
-			ScriptArguments arguments, long[][] calls) throws Exception {
+			ScriptArguments arguments, long[][] calls, long resolution, int... timeSlots) throws Exception {
 		List<List<Long>> replies = new ArrayList<>();
 		long first = -1;
 		for (long[] call : calls) {
@@ -231,23 +275,45 @@ class RedisRateLimitStoreTests {
 			long wait = reply[ScriptArguments.ReplyField.WAIT.ordinal()];
 			long seenAt = now + wait;
 			reply[ScriptArguments.ReplyField.NOW.ordinal()] = 0;
-			reply[ScriptArguments.ReplyField.BEFORE_UPDATED.ordinal()] -= first;
-			reply[ScriptArguments.ReplyField.AFTER_UPDATED.ordinal()] -= first;
-			reply[ScriptArguments.ReplyField.WAIT.ordinal()] = relative(wait, now - first);
-			reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()] = relative(
-					reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()], now - first);
-			int untilMore = ScriptArguments.ReplyField.values().length + 1;
-			reply[untilMore] = relative(reply[untilMore], seenAt - first);
+			reply[ScriptArguments.ReplyField.BEFORE_UPDATED.ordinal()] = rounded(
+					relative(reply[ScriptArguments.ReplyField.BEFORE_UPDATED.ordinal()], -first), resolution);
+			reply[ScriptArguments.ReplyField.AFTER_UPDATED.ordinal()] = rounded(
+					relative(reply[ScriptArguments.ReplyField.AFTER_UPDATED.ordinal()], -first), resolution);
+			reply[ScriptArguments.ReplyField.WAIT.ordinal()] = rounded(relative(wait, now - first), resolution);
+			reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()] = rounded(
+					relative(reply[ScriptArguments.ReplyField.RETRY_AFTER.ordinal()], now - first), resolution);
+			for (int untilMore = ScriptArguments.ReplyField.values().length + 1; untilMore < reply.length; untilMore += 2) {
+				reply[untilMore] = rounded(relative(reply[untilMore], seenAt - first), resolution);
+			}
 			replies.add(Arrays.stream(reply).boxed().toList());
 		}
 		ByteBuffer state = ByteBuffer.wrap(server.connect().get(keys[0]).get()).order(ByteOrder.LITTLE_ENDIAN);
-		replies.add(List.of((long) state.getDouble(), (long) state.getDouble(), (long) state.getDouble() - first,
-				(long) state.getDouble()));
+		List<Long> slots = new ArrayList<>();
+		while (state.hasRemaining()) {
+			double slot = state.getDouble();
+			boolean time = Arrays.stream(timeSlots).anyMatch((index) -> index == slots.size());
+			slots.add(Double.isNaN(slot) ? Long.MIN_VALUE : (time ? rounded((long) slot - first, resolution) : (long) slot));
+		}
+		replies.add(slots);
+		for (int i = 1; i < keys.length; i++) {
+			List<Long> entries = new ArrayList<>();
+			for (ScoredValue<byte[]> entry : server.connect().zrangeWithScores(keys[i], 0, -1).get()) {
+				String member = new String(entry.getValue(), StandardCharsets.UTF_8);
+				entries.add(Long.parseLong(member.substring(0, member.indexOf(':'))));
+				entries.add(Long.parseLong(member.substring(member.indexOf(':') + 1)));
+				entries.add(rounded((long) entry.getScore() - first, resolution));
+			}
+			replies.add(entries);
+		}
 		return replies;
 	}
 
 	private static long relative(long duration, long since) {
 		return (duration == 0) ? 0 : duration + since;
+	}
+
+	private static long rounded(long time, long resolution) {
+		return Math.round((double) time / resolution) * resolution;
 	}
 
 	@Test
@@ -278,6 +344,22 @@ class RedisRateLimitStoreTests {
 		assertThat(third.getRemaining()).isZero();
 		assertThat(third.getQuotas().get(0).reset()).isPositive()
 			.isLessThanOrEqualTo(Duration.ofSeconds(2).minusNanos(thirdSent - secondAnswered));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
+	void exactWindowFreesTheWholeCostOfAnEntryThatLeaves() {
+		// An entry of cost 3 leaves while a later one of cost 1 stays: 3 are free again, not 1.
+		RateLimiter limiter = limiter("heavy", RateLimiterSettings.builder().window(5, Duration.ofSeconds(2)));
+		assertThat(limiter.tryAcquire("k", 3).isPermitted()).isTrue();
+		StoreContractTests.sleep(1000);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isFalse();
+		StoreContractTests.sleep(1200);
+		RateLimitDecision four = limiter.tryAcquire("k", 4);
+		assertThat(four.isPermitted()).isTrue();
+		assertThat(four.getRemaining()).isZero();
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
 	}
 

@@ -45,12 +45,22 @@ class ScriptArgumentsTests {
 		assertThat(new ScriptArguments("n", bucket.build()).decideScript()).isEqualTo(Script.DECIDE_BUCKET);
 		assertThat(new ScriptArguments("n", bucket.maxConcurrent(2, Duration.ofMinutes(1)).build()).decideScript())
 			.isEqualTo(Script.DECIDE);
-		assertThat(new ScriptArguments("n", RateLimiterSettings.builder()
+	}
+
+	@Test
+	void exactWindowsWithoutConcurrencyPermitsDecideByTheirOwnScript() {
+		RateLimiterSettings.Builder windowed = RateLimiterSettings.builder()
 			.tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 			.window(7, Duration.ofSeconds(1))
-			.build()).decideScript()).isEqualTo(Script.DECIDE);
+			.window(9, Duration.ofSeconds(2));
+		assertThat(new ScriptArguments("n", windowed.build()).decideScript()).isEqualTo(Script.DECIDE_WINDOW);
 		assertThat(new ScriptArguments("n", RateLimiterSettings.builder().window(7, Duration.ofSeconds(1)).build())
-			.decideScript()).isEqualTo(Script.DECIDE);
+			.decideScript()).isEqualTo(Script.DECIDE_WINDOW);
+		assertThat(new ScriptArguments("n", windowed.windowAlgorithm(WindowAlgorithm.COUNTER).build()).decideScript())
+			.isEqualTo(Script.DECIDE);
+		assertThat(new ScriptArguments("n", windowed.windowAlgorithm(WindowAlgorithm.LOG)
+			.maxConcurrent(2, Duration.ofMinutes(1))
+			.build()).decideScript()).isEqualTo(Script.DECIDE);
 	}
 
 	@Test
