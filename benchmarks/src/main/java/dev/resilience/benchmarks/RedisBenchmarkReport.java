@@ -99,8 +99,10 @@ public final class RedisBenchmarkReport {
 			}
 		}
 		md.append("\nWhat a decision costs the server (`RedisCommandCount`, one thread, 100 keys, a fresh server each): ")
-			.append("commands the client sent (counted by Lettuce); script calls and the server's time in all ")
-			.append("commands from `INFO commandstats` after `CONFIG RESETSTAT`; memory of one key after its first ")
+			.append("commands the client sent (counted by Lettuce); script calls and the server's time in the ")
+			.append("commands the client sent, from `INFO commandstats` after `CONFIG RESETSTAT` (a script's `usec`, ")
+			.append("which holds the commands it calls, and `usec_per_call` times the calls of a command sent by itself); ")
+			.append("memory of one key after its first ")
 			.append("decision at a limit of 1 a second (`MEMORY USAGE … SAMPLES 0` summed over the Redis keys it wrote). Windows are exact ")
 			.append("(`window-algorithm: log`) of 1 s and 2 s:\n\n");
 		md.append("| Implementation | Client commands per decision | EVALSHA + EVAL per decision | Server µs per decision "

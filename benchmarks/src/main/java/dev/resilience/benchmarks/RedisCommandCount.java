@@ -5,6 +5,9 @@ import java.io.UncheckedIOException;
 import java.net.SocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntPredicate;
 
@@ -23,10 +26,10 @@ import dev.resilience.ratelimit.redis.RedisServer;
 
 /**
  * Counts what one decision costs Redis, for each of {@link RedisContenders#ALL}, one fresh server
- * each, one thread, 100 keys: the commands the client sends (counted by Lettuce as they complete);
+ * each, one thread, 100 keys, after as many decisions to warm up: the commands the client sends (counted by Lettuce as they complete);
  * from the server's {@code INFO commandstats} (reset before the measured decisions), the script
- * calls ({@code EVALSHA} and {@code EVAL}) and the server's time in every command
- * ({@code usec}, summed: what the server spends per decision, which caps a hot key); and the memory
+ * calls ({@code EVALSHA} and {@code EVAL}) and the server's time in the commands the client sent
+ * (what the server spends per decision, which caps a hot key); and the memory
  * of one key after its first decision, measured first with a limit of 1 a second ({@code MEMORY USAGE ... SAMPLES 0} summed over the Redis keys
  * the implementation wrote, divided by the keys). Writes
  * {@code impl,decisions,clientCommands,scriptCalls,serverMicros,memoryBytesPerKey} lines.
@@ -46,8 +49,8 @@ public final class RedisCommandCount {
 		int decisions = Integer.parseInt(args[0]);
 		StringBuilder csv = new StringBuilder("impl,decisions,clientCommands,scriptCalls,serverMicros,memoryBytesPerKey\n");
 		for (String impl : RedisContenders.ALL) {
-			LongAdder sent = new LongAdder();
-			ClientResources resources = DefaultClientResources.builder().commandLatencyRecorder(new Counting(sent)).build();
+			Counting sent = new Counting(new ConcurrentHashMap<>());
+			ClientResources resources = DefaultClientResources.builder().commandLatencyRecorder(sent).build();
 			try (RedisServer redis = RedisServer.start()) {
 				RedisClient client = RedisContenders.client(redis, resources);
 				String[] keys = RedisContenders.keys(100);
@@ -60,9 +63,10 @@ public final class RedisCommandCount {
 				long memory = memory(redis, RedisContenders.pattern(impl));
 				redis.commands().flushall();
 				IntPredicate limiter = RedisContenders.create(impl, client, keys);
-				// Warm up: connect, load scripts, create the keys.
-				for (int i = 0; i < keys.length; i++) {
-					limiter.test(i);
+				// Warm up: connect, load scripts, create the keys, and as many decisions as are measured,
+				// so that the client's compiler does not take the server's cores while it is timed.
+				for (int i = 0; i < decisions; i++) {
+					limiter.test(i % keys.length);
 				}
 				redis.commands().configResetstat();
 				sent.reset();
@@ -71,7 +75,7 @@ public final class RedisCommandCount {
 				}
 				long scriptCalls = redis.commandCalls("evalsha") + redis.commandCalls("eval");
 				csv.append(impl).append(',').append(decisions).append(',').append(sent.sum()).append(',')
-					.append(scriptCalls).append(',').append(serverMicros(redis)).append(',')
+					.append(scriptCalls).append(',').append(serverMicros(redis, sent)).append(',')
 					.append(memory / keys.length).append('\n');
 				client.shutdown();
 			}
@@ -86,17 +90,34 @@ public final class RedisCommandCount {
 		System.out.print(csv);
 	}
 
-	/** The server's time in every command since the last reset, but the reset and the reading. */
-	static long serverMicros(RedisServer redis) {
-		long micros = 0;
+	/**
+	 * The server's time in the commands the client sent since the last reset. A script's own line
+	 * holds the time of the commands it calls, which also have lines of their own: counting every
+	 * line would count those twice. So a script counts by its line, and a command the client sent
+	 * itself by its time per call, times the calls the client sent.
+	 */
+	static long serverMicros(RedisServer redis, Counting sent) {
+		double micros = 0;
 		for (String line : redis.commands().info("commandstats").split("\r?\n")) {
-			if (line.startsWith("cmdstat_") && !line.startsWith("cmdstat_info:")
-					&& !line.startsWith("cmdstat_config:")) {
-				int start = line.indexOf("usec=") + "usec=".length();
-				micros += Long.parseLong(line.substring(start, line.indexOf(',', start)));
+			if (!line.startsWith("cmdstat_")) {
+				continue;
+			}
+			String command = line.substring("cmdstat_".length(), line.indexOf(':'));
+			long usec = Long.parseLong(field(line, "usec="));
+			if (command.equals("evalsha") || command.equals("eval")) {
+				micros += usec;
+			}
+			else if (!command.equals("info") && !command.equals("config")) {
+				micros += Double.parseDouble(field(line, "usec_per_call=")) * sent.count(command);
 			}
 		}
-		return micros;
+		return Math.round(micros);
+	}
+
+	private static String field(String line, String name) {
+		int start = line.indexOf(name) + name.length();
+		int end = line.indexOf(',', start);
+		return line.substring(start, (end < 0) ? line.length() : end);
 	}
 
 	/** {@code MEMORY USAGE key SAMPLES 0} (every element counted) summed over the keys of a pattern. */
@@ -111,13 +132,27 @@ public final class RedisCommandCount {
 		return bytes;
 	}
 
-	/** Counts every command Lettuce completes. */
-	private record Counting(LongAdder sent) implements CommandLatencyRecorder {
+	/** Counts every command Lettuce completes, by its name. */
+	record Counting(Map<String, LongAdder> sent) implements CommandLatencyRecorder {
 
 		@Override
 		public void recordCommandLatency(SocketAddress local, SocketAddress remote, ProtocolKeyword commandType,
 				long firstResponseLatency, long completionLatency) {
-			this.sent.increment();
+			this.sent.computeIfAbsent(commandType.toString().toLowerCase(Locale.ROOT), (name) -> new LongAdder())
+				.increment();
+		}
+
+		long count(String command) {
+			LongAdder count = this.sent.get(command);
+			return (count != null) ? count.sum() : 0;
+		}
+
+		long sum() {
+			return this.sent.values().stream().mapToLong(LongAdder::sum).sum();
+		}
+
+		void reset() {
+			this.sent.clear();
 		}
 
 	}
