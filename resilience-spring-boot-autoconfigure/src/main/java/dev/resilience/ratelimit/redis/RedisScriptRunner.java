@@ -424,21 +424,22 @@ public final class RedisScriptRunner {
 	/**
 	 * The scripts, one per operation, each with the shared files it needs before its own text:
 	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for the two shorter decide
-	 * scripts, {@code state.lua} (the state of windows and leases, expiry). Their arguments and
+	 * scripts, {@code state.lua} (the state of windows and leases, expiry), then, for the decide
+	 * scripts, {@code decide_inputs.lua} (the call's inputs and deadline). Their arguments and
 	 * reply are named by {@link ScriptArguments}. Resetting a key needs no script: it is an
 	 * {@code UNLINK}.
 	 */
 	enum Script {
 
 		/** Decides a call, or inspects: what a decision would say. */
-		DECIDE("decide.lua", Script.HELPERS, Script.STATE),
+		DECIDE("decide.lua", Script.HELPERS, Script.STATE, Script.DECIDE_INPUTS),
 		/** Decides as {@link #DECIDE} does, for a limiter with a token bucket alone: a shorter run. */
-		DECIDE_BUCKET("decide_bucket.lua", Script.HELPERS),
+		DECIDE_BUCKET("decide_bucket.lua", Script.HELPERS, Script.DECIDE_INPUTS),
 		/**
 		 * Decides as {@link #DECIDE} does, for a limiter with exact windows (and perhaps a token
 		 * bucket) and no concurrency permits: a shorter run.
 		 */
-		DECIDE_WINDOW("decide_window.lua", Script.HELPERS),
+		DECIDE_WINDOW("decide_window.lua", Script.HELPERS, Script.DECIDE_INPUTS),
 		/** Gives a call back, as if it had never been made. */
 		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE),
 		/** Returns a call's concurrency permit. */
@@ -447,6 +448,8 @@ public final class RedisScriptRunner {
 		private static final String HELPERS = "helpers.lua";
 
 		private static final String STATE = "state.lua";
+
+		private static final String DECIDE_INPUTS = "decide_inputs.lua";
 
 		private final byte[] text;
 

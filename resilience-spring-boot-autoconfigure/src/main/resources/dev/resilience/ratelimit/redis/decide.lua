@@ -3,16 +3,7 @@
 -- maximum wait. Inspecting tells what a decision would say, and takes nothing.
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window; { -1, now } when the deadline has passed.
-local cost = ARGV[CALL] + 0
-local max_wait = ARGV[CALL + 1] + 0
-local deadline = ARGV[CALL + 2] + 0 -- the caller gives up after this server time; 0: never
-local commit = ARGV[CALL + 3] == '1' -- else inspect
-
-if deadline > 0 and now > deadline then
-	-- The caller gave up on this call before it got here (a frozen or slow server): deciding now
-	-- would take a permit nobody uses.
-	return { -1, now }
-end
+-- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
 
 load()
 

@@ -7,14 +7,7 @@
 --           updated and version, as state.lua writes it; a state of another shape is taken for none.
 -- Replies ScriptArguments.ReplyField's slots, then the bucket's remaining and microseconds until
 -- more; { -1, now } when the deadline has passed.
-local cost = ARGV[CALL] + 0
-local max_wait = ARGV[CALL + 1] + 0
-local deadline = ARGV[CALL + 2] + 0 -- the caller gives up after this server time; 0: never
-local commit = ARGV[CALL + 3] == '1' -- else inspect
-
-if deadline > 0 and now > deadline then
-	return { -1, now }
-end
+-- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
 
 -- the bucket before the call
 local before_tokens, before_updated, before_version = capacity, now, 0

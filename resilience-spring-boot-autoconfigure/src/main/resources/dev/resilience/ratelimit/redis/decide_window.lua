@@ -16,14 +16,7 @@
 -- field not set, and is packed back from it; the rules are inline. The common path (nothing left
 -- the windows, their limits far off) calls TIME, GET, then ZADD and PEXPIRE per window, and SET:
 -- each window's set needs its entry and its exact expiry, so those two calls are the floor.
-local cost = ARGV[CALL] + 0
-local max_wait = ARGV[CALL + 1] + 0
-local deadline = ARGV[CALL + 2] + 0 -- the caller gives up after this server time; 0: never
-local commit = ARGV[CALL + 3] == '1' -- else inspect
-
-if deadline > 0 and now > deadline then
-	return { -1, now }
-end
+-- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
 
 -- The state's slots: 1 the shape, 2 to 4 the bucket's, then the sequence, then window i's four
 -- from SEQUENCE + 4i - 3 on (held, heavy, latest, oldest).

@@ -16,7 +16,8 @@
 -- concurrency permits by decide_window.lua, both without state.lua.
 --
 -- ARGV starts with the limiter's settings (ScriptArguments.Setting), the same for every call; the
--- call's own inputs follow from ARGV[CALL] on, named at the top of each script. A number is read
+-- call's own inputs follow from ARGV[CALL] on, named by decide_inputs.lua for the three decide
+-- scripts and at the top of give_back.lua and release.lua. A number is read
 -- as s + 0, not tonumber(s): both parse the string the same way, tonumber twice over (it asks
 -- whether the string is a number, then converts it), and each parse costs about as much as
 -- a dozen lines of arithmetic. The concurrency settings, ARGV[6] and ARGV[7], are read by
