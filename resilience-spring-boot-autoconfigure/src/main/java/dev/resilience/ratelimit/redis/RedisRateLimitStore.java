@@ -46,8 +46,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * methods and {@link #reserveAsync(String, long, long)} share one path, which composes Lettuce's
  * future, and only the blocking ones wait for it. A blocking caller times its own wait and makes
  * its decision of the reply on its own thread: no timer's shared queue, and less work on Lettuce's
- * event loop, which every command of the application waits on. When Redis does not answer by then (down, slow,
- * or hung), the limiter's {@link RateLimiterSettings#onStoreFailure()} decides, and the failure is
+ * event loop, which every command of the application waits on. When Redis does not answer by then
+ * (down, slow, or hung), the limiter's {@link RateLimiterSettings#onStoreFailure()} decides, and the failure is
  * counted. While Redis is known to be out (the connection is lost, or a command found it hung),
  * decisions do not wait at all: {@link RedisScriptRunner} fails them at once and probes, one probe
  * at a time, for Redis's return. A decision carries the latest server time this store expects it
@@ -73,9 +73,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * The outcome of a blocking decision: the reply itself, so that the caller's thread, not
-	 * Lettuce's event loop (which every command of the application waits on), makes the decision of it.
+	 * Lettuce's event loop (which every command of the application waits on), makes the decision
+	 * of it.
 	 */
-	private static final Function<ScriptArguments.@Nullable Reply, ScriptArguments.@Nullable Reply> REPLY = (reply) -> reply;
+	private static final Function<ScriptArguments.@Nullable Reply, ScriptArguments.@Nullable Reply> REPLY =
+			(reply) -> reply;
 
 	private final String limiterName;
 
@@ -258,10 +260,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Runs a decision, given up on by a timer at the decision timeout: the path of every decision, blocking or not
-	 * (see {@link #decideAndWait}). The future completes with the outcome made of Redis's reply, or of {@code null}
-	 * when Redis failed (counted). Should the caller cancel the future before Redis admits the call, what the call
-	 * took is given back.
+	 * Runs a decision, given up on by a timer at the decision timeout, for a caller that must not
+	 * block (a blocking one uses {@link #decideAndWait}). The future completes with the outcome made
+	 * of Redis's reply, or of {@code null} when Redis failed (counted). Should the caller cancel the
+	 * future before Redis admits the call, what the call took is given back.
 	 */
 	private <T> CompletableFuture<T> decide(String key, long cost, long maxWaitNanos, boolean commit,
 			Function<ScriptArguments.@Nullable Reply, T> outcome) {

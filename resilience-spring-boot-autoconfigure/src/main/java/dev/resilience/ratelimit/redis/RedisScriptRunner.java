@@ -57,8 +57,7 @@ import org.jspecify.annotations.Nullable;
  * <b>Timeouts.</b> Commands are asynchronous; each one's future is given up on at its timeout by a
  * timer, or by the caller who waits for it, so a caller is back on time even when the server hangs
  * with the connection open (a process stopped with {@code SIGSTOP}), which a socket timeout would
- * not notice. A command given
- * up on is cancelled, so Lettuce does not send it after reconnecting.
+ * not notice. A command given up on is cancelled, so Lettuce does not send it after reconnecting.
  * <p>
  * <b>Outages.</b> A command fails at once, without being sent, while Redis is known to be out:
  * while the (standalone) connection is closed, and after a command to a server (a cluster node)
