@@ -75,6 +75,28 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void newSettingsApplyFromTheNextDecisionAndTheKeyKeepsItsEntries() {
+		RateLimiterSettings three = RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(3, Duration.ofHours(1))
+			.build();
+		RedisRateLimitStore store = new RedisRateLimitStore("updated", three, runner, this.prefix, Duration.ofSeconds(2));
+		for (int i = 0; i < 3; i++) {
+			assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
+		assertThat(store.updateSettings(RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(5, Duration.ofHours(1))
+			.build())).isTrue();
+		// the three entries kept count against the new limit of five
+		assertThat(store.inspect("k").getQuotas().get(0)).extracting(Quota::quota, Quota::remaining).containsExactly(5L, 2L);
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
 	void callThatWaitsForItsSlotIsStillOneDecision() {
 		RateLimiter limiter = limiter("waiting", RateLimiterSettings.builder()
 			.tokenBucket(1, 1, Duration.ofMillis(200), RefillStrategy.GREEDY)
