@@ -7,8 +7,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
@@ -63,8 +61,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** The store's type, as {@code store: redis} selects it. */
 	public static final String TYPE = "redis";
 
-	/** How often a caller waiting for a returned concurrency permit asks again, at most. */
-	public static final long PERMIT_POLL_MILLIS = 10;
+	/**
+	 * How often a caller waiting for a returned concurrency permit asks again, at most: as often as
+	 * the asynchronous wait of {@link RateLimitStore#awaitPermitAsync}, which this store keeps.
+	 */
+	public static final long PERMIT_POLL_MILLIS = PERMIT_RECHECK_MILLIS;
 
 	/** The Retry-After of a call rejected because Redis did not answer ({@code fail-closed}). */
 	static final Duration FAILURE_RETRY_AFTER = Duration.ofSeconds(1);
@@ -213,18 +214,6 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void awaitPermit(String key, long nanos) throws InterruptedException {
 		TimeUnit.NANOSECONDS.sleep(pollDelay(nanos));
-	}
-
-	/**
-	 * Polls as {@link #awaitPermit(String, long)} does, on the scheduler: completes after
-	 * {@value #PERMIT_POLL_MILLIS} ms at most; cancelling it cancels the scheduled completion.
-	 */
-	@Override
-	public CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
-		CompletableFuture<Void> ready = new CompletableFuture<>();
-		ScheduledFuture<?> poll = scheduler.schedule(() -> ready.complete(null), pollDelay(nanos), TimeUnit.NANOSECONDS);
-		ready.whenComplete((done, ex) -> poll.cancel(false));
-		return ready;
 	}
 
 	private static long pollDelay(long nanos) {

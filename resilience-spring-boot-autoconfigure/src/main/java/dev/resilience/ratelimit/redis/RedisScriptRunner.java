@@ -110,33 +110,41 @@ public final class RedisScriptRunner {
 			throw new IllegalArgumentException("timeout must not be negative but was " + timeout);
 		}
 		long deadline = System.nanoTime() + timeout.toNanos();
-		while (this.connection == null) {
-			CompletableFuture<Connection> attempt = connect();
-			try {
-				attempt.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-			}
-			catch (ExecutionException ex) {
-				long pause = Math.min(CONNECT_RETRY_NANOS, deadline - System.nanoTime());
-				if (pause <= 0) {
-					return false;
-				}
-				try {
-					TimeUnit.NANOSECONDS.sleep(pause);
-				}
-				catch (InterruptedException interrupted) {
-					Thread.currentThread().interrupt();
+		try {
+			while (this.connection == null) {
+				if (!attempt(deadline)) {
 					return false;
 				}
 			}
-			catch (TimeoutException ex) {
-				return false;
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				return false;
-			}
+			return true;
 		}
-		return true;
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	/**
+	 * Waits for an attempt to connect up to the deadline and, when it failed, pauses before the
+	 * next one.
+	 * @return whether there is time left for another attempt, if one is needed
+	 */
+	private boolean attempt(long deadline) throws InterruptedException {
+		try {
+			connect().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException ex) {
+			long pause = Math.min(CONNECT_RETRY_NANOS, deadline - System.nanoTime());
+			if (pause <= 0) {
+				return false;
+			}
+			TimeUnit.NANOSECONDS.sleep(pause);
+			return true;
+		}
+		catch (TimeoutException ex) {
+			return false;
+		}
 	}
 
 	/**

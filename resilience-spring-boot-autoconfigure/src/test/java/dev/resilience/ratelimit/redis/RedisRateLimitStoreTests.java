@@ -75,6 +75,22 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void reservationIsGivenBackOnceHoweverOftenItIsCancelled() {
+		RedisRateLimitStore store = new RedisRateLimitStore("once", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.build(), runner, this.prefix, Duration.ofSeconds(2));
+		Reservation reservation = store.reserve("k", 2, 0);
+		assertThat(reservation.getDecision().isPermitted()).isTrue();
+		server.commands().configResetstat();
+		reservation.cancel();
+		reservation.cancel();
+		reservation.cancelAsync().join();
+		assertThat(server.commandCalls("evalsha")).isOne();
+		assertThat(store.inspect("k").getRemaining()).isEqualTo(5);
+	}
+
+	@Test
 	void newSettingsApplyFromTheNextDecisionAndTheKeyKeepsItsEntries() {
 		RateLimiterSettings three = RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)

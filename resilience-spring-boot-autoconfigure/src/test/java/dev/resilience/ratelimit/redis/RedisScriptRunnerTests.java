@@ -36,6 +36,28 @@ class RedisScriptRunnerTests {
 	}
 
 	@Test
+	void connectThatHangsIsGivenUpAtTheTimeout() {
+		CountDownLatch never = new CountDownLatch(1);
+		RedisScriptRunner runner = new RedisScriptRunner(() -> {
+			try {
+				never.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			throw new IllegalStateException("not connecting");
+		});
+		try {
+			long start = System.nanoTime();
+			assertThat(runner.connect(Duration.ofMillis(300))).isFalse();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(300), Duration.ofSeconds(3));
+		}
+		finally {
+			never.countDown();
+		}
+	}
+
+	@Test
 	void interruptedConnectIsBackAtOnceStillInterrupted() throws Exception {
 		CountDownLatch attempting = new CountDownLatch(1);
 		CountDownLatch never = new CountDownLatch(1);

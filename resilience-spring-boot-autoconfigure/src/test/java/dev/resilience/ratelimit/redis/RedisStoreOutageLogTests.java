@@ -12,9 +12,11 @@ import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A Redis server frozen (SIGSTOP) under a store: what the store and its runner log when an
@@ -67,13 +69,16 @@ class RedisStoreOutageLogTests {
 			this.server.thaw();
 		}
 		awaitDecidedByRedis(store);
-		assertThat(this.storeLog.lines()).containsExactly(
-				"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_OPEN until it answers again: "
-						+ "TimeoutException",
-				"INFO Rate limiter 'logged': Redis answers again");
-		assertThat(this.runnerLog.lines()).containsExactly(
-				"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
-				"INFO Redis answers again");
+		// logged last, after the caller has its decision
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(this.storeLog.lines()).containsExactly(
+					"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_OPEN until it answers again: "
+							+ "TimeoutException",
+					"INFO Rate limiter 'logged': Redis answers again");
+			assertThat(this.runnerLog.lines()).containsExactly(
+					"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
+					"INFO Redis answers again");
+		});
 	}
 
 	@Test
@@ -91,6 +96,33 @@ class RedisStoreOutageLogTests {
 		}
 		assertThat(this.storeLog.lines()).containsExactly(
 				"WARNING Rate limiter 'logged': Redis reset failed, deciding FAIL_CLOSED until it answers again: "
+						+ "TimeoutException");
+	}
+
+	@Test
+	void giveBackAndPermitReturnThatRedisDoesNotAnswerAreCountedAndTheFirstLogged() {
+		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(5, Duration.ofHours(1))
+			.maxConcurrent(2, Duration.ofHours(1))
+			.build(), this.server.runner(), "outage-log:", Duration.ofMillis(200));
+		Reservation cancelled = store.reserve("k", 1, 0);
+		Reservation released = store.reserve("k", 1, 0);
+		assertThat(cancelled.getDecision().isPermitted()).isTrue();
+		assertThat(released.getDecision().isPermitted()).isTrue();
+		this.server.freeze();
+		try {
+			// each waits for its answer, or for the timeout
+			cancelled.cancel();
+			assertThat(store.errorCount()).isEqualTo(1);
+			released.release();
+			assertThat(store.errorCount()).isEqualTo(2);
+		}
+		finally {
+			this.server.thaw();
+		}
+		assertThat(this.storeLog.lines()).containsExactly(
+				"WARNING Rate limiter 'logged': Redis give-back failed, deciding FAIL_OPEN until it answers again: "
 						+ "TimeoutException");
 	}
 
@@ -126,16 +158,17 @@ class RedisStoreOutageLogTests {
 		assertThat(decided.get().getRetryAfter()).isEqualTo(RedisRateLimitStore.FAILURE_RETRY_AFTER);
 		assertThat(stillInterrupted).isTrue();
 		assertThat(store.errorCount()).isEqualTo(1);
-		assertThat(this.storeLog.lines()).containsExactly(
-				"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_CLOSED until it answers again: "
-						+ "InterruptedException");
 		// Redis ran the decision in time once thawed and admitted it; nobody waits for it: given back
-		long start = System.nanoTime();
-		while (this.server.commandCalls("evalsha") < 2) {
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
-			Thread.onSpinWait();
-		}
+		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+			assertThat(this.server.commandCalls("evalsha")).isEqualTo(2);
+			// its reply ended the run of failures
+			assertThat(this.storeLog.lines()).containsExactly(
+					"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_CLOSED until it answers again: "
+							+ "InterruptedException",
+					"INFO Rate limiter 'logged': Redis answers again");
+		});
 		assertThat(store.inspect("k").getQuotas().get(0).remaining()).isEqualTo(4);
+		assertThat(store.errorCount()).isEqualTo(1);
 	}
 
 	/** Decides until Redis decides again: an outage ends at the first answer after it. */
