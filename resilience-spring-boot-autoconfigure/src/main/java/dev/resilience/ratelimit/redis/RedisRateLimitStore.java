@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -112,8 +114,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private volatile @Nullable BucketRefill bucketRefill;
 
-	/** Whether the last operation failed, so that a failure is logged once, not per call. */
-	private volatile boolean failing;
+	/**
+	 * The servers ({@link RedisScriptRunner#route routes}: a cluster's nodes) whose last operation
+	 * for this limiter failed, so that an outage is logged once, not per call, and the answers of a
+	 * cluster's other nodes do not end a node's outage (which would log it again at its next call).
+	 */
+	private final Set<String> failingRoutes = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Creates the store of one limiter.
@@ -223,7 +229,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	@Override
 	public void reset(String key) {
 		awaitDone(this.runner.unlink(this.keys.keys(key), this.timeoutNanos).handle((count, ex) -> {
-			log((ex != null) ? failure("reset", ex) : answered());
+			log((ex != null) ? failure(key, "reset", ex) : answered(key));
 			return null;
 		}));
 	}
@@ -280,7 +286,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			if (decided.cancel(false)) {
-				log(failure("decision", ex));
+				log(failure(key, "decision", ex));
 				return null;
 			}
 			return decided.getNow(null);
@@ -326,7 +332,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					reply = null;
 				}
 			}
-			String news = (failure != null) ? failure(failure) : answered();
+			String news = (failure != null) ? failure(key, "decision", failure) : answered(key);
 			T decision;
 			try {
 				decision = outcome(key, cost, commit, reply, outcome);
@@ -409,7 +415,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private CompletableFuture<Void> run(String key, Script script, byte[][] arguments, String what) {
 		return this.runner.run(script, this.keys.keys(key), arguments, this.timeoutNanos).handle((reply, ex) -> {
-			log((ex != null) ? failure(what, ex) : answered());
+			log((ex != null) ? failure(key, what, ex) : answered(key));
 			return null;
 		});
 	}
@@ -427,32 +433,42 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private @Nullable String failure(Throwable ex) {
-		return failure("decision", ex);
-	}
-
-	/** Counts a failure and tells the listeners; what to log when it starts a run of failures. */
-	private @Nullable String failure(String what, Throwable ex) {
+	/**
+	 * Counts a failure and tells the listeners; what to log when it starts a run of failures of the
+	 * key's server.
+	 */
+	private @Nullable String failure(String key, String what, Throwable ex) {
 		this.errors.increment();
 		if (!this.listeners.isEmpty()) {
 			Listeners.tell(this.listeners, (listener) -> listener.onStoreFailure(this.limiterName, TYPE, what, ex),
 					logger, "Store failure listener");
 		}
-		if (!this.failing) {
-			this.failing = true;
-			return "Rate limiter '" + this.limiterName + "': Redis " + what + " failed, deciding "
-					+ this.settings.onStoreFailure() + " until it answers again: " + RedisScriptRunner.describe(ex);
+		String route = route(key);
+		if (this.failingRoutes.add(route)) {
+			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
+					+ " failed, deciding " + this.settings.onStoreFailure() + " until it answers again: "
+					+ RedisScriptRunner.describe(ex);
 		}
 		return null;
 	}
 
-	/** Redis answered: what to log when that ends a run of failures. */
-	private @Nullable String answered() {
-		if (this.failing) {
-			this.failing = false;
-			return "Rate limiter '" + this.limiterName + "': Redis answers again";
+	/**
+	 * The key's server answered: what to log when that ends its run of failures. An answer also
+	 * ends failures of the connection itself (recorded before a cluster's nodes were known).
+	 */
+	private @Nullable String answered(String key) {
+		if (this.failingRoutes.isEmpty()) {
+			return null;
+		}
+		String route = route(key);
+		if (this.failingRoutes.remove(route) | this.failingRoutes.remove(RedisScriptRunner.SERVER)) {
+			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " answers again";
 		}
 		return null;
+	}
+
+	private String route(String key) {
+		return this.runner.route(this.keys.keys(key)[0]);
 	}
 
 	/** Logs last, after the caller's future is complete: logging may block (a console). */

@@ -74,7 +74,7 @@ public final class RedisScriptRunner {
 	private static final long CONNECT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
 	/** The one route of a standalone server (and of a cluster key whose node is not known). */
-	private static final String SERVER = "server";
+	static final String SERVER = "server";
 
 	private static final System.Logger logger = System.getLogger(RedisScriptRunner.class.getName());
 
@@ -199,6 +199,17 @@ public final class RedisScriptRunner {
 	 */
 	CompletableFuture<Long> unlink(byte[][] keys, long timeoutNanos) {
 		return send(keys[0], timeoutNanos, true, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys));
+	}
+
+	/**
+	 * Returns the server a key lives on, as outages are told apart: a cluster's node, else (and
+	 * before the connection is open) {@link #SERVER}.
+	 * @param key a Redis key
+	 * @return the route
+	 */
+	String route(byte[] key) {
+		Connection connection = this.connection;
+		return (connection != null) ? connection.route(key) : SERVER;
 	}
 
 	/**
@@ -360,7 +371,8 @@ public final class RedisScriptRunner {
 		return result;
 	}
 
-	private static String where(String route) {
+	/** How a log line names a route: nothing for the one server, the node of a cluster. */
+	static String where(String route) {
 		return SERVER.equals(route) ? "" : " (cluster node " + route + ")";
 	}
 
