@@ -225,7 +225,7 @@ public final class RedisScriptRunner {
 		}
 		await(bounded(connection.commands.ping(), deadline - System.nanoTime()), deadline);
 		if (!connection.cluster()) {
-			this.outages.remove(SERVER);
+			log(answered(SERVER));
 		}
 	}
 

@@ -26,6 +26,7 @@ import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /** What only the Redis store promises: one command per decision, expiring keys, late commands ignored. */
 class RedisRateLimitStoreTests {
@@ -91,22 +92,24 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
-	void newSettingsApplyFromTheNextDecisionAndTheKeyKeepsItsEntries() {
-		RateLimiterSettings three = RateLimiterSettings.builder()
+	void newSettingsApplyFromTheNextDecisionAndTheKeyKeepsItsState() {
+		RedisRateLimitStore store = new RedisRateLimitStore("updated", RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)
+			.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
 			.window(3, Duration.ofHours(1))
-			.build();
-		RedisRateLimitStore store = new RedisRateLimitStore("updated", three, runner, this.prefix, Duration.ofSeconds(2));
+			.build(), runner, this.prefix, Duration.ofSeconds(2));
 		for (int i = 0; i < 3; i++) {
 			assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 		}
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
 		assertThat(store.updateSettings(RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)
+			.tokenBucket(20, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
 			.window(5, Duration.ofHours(1))
 			.build())).isTrue();
-		// the three entries kept count against the new limit of five
-		assertThat(store.inspect("k").getQuotas().get(0)).extracting(Quota::quota, Quota::remaining).containsExactly(5L, 2L);
+		// the bucket keeps its tokens and the window its three entries, counted by the new settings
+		assertThat(store.inspect("k").getQuotas()).extracting(Quota::quota, Quota::window, Quota::remaining)
+			.containsExactly(tuple(20L, Duration.ofHours(20), 7L), tuple(5L, Duration.ofHours(1), 2L));
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
@@ -156,6 +159,8 @@ class RedisRateLimitStoreTests {
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
 		assertThat(server.commandCalls("eval")).isEqualTo(1);
 		assertThat(server.commandCalls("evalsha")).isEqualTo(3);
+		// decided by Redis each time, not by on-store-failure
+		assertThat(limiter.getStoreErrors()).isZero();
 	}
 
 	@Test

@@ -55,7 +55,7 @@ class RedisStoreOutageLogTests {
 	}
 
 	@Test
-	void outageIsLoggedOnceWhenItStartsAndOnceWhenItEnds() {
+	void outageIsLoggedOnceWhenItStartsAndOnceWhenItEnds() throws InterruptedException {
 		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_OPEN, Duration.ofMillis(200));
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 		this.server.freeze();
@@ -64,6 +64,8 @@ class RedisStoreOutageLogTests {
 			assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 			assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 			assertThat(store.errorCount()).isEqualTo(2);
+			// the probe that call started is given up on at the timeout; the next call starts another
+			Thread.sleep(3 * 200);
 		}
 		finally {
 			this.server.thaw();
@@ -100,23 +102,15 @@ class RedisStoreOutageLogTests {
 	}
 
 	@Test
-	void giveBackAndPermitReturnThatRedisDoesNotAnswerAreCountedAndTheFirstLogged() {
-		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
-			.store(RedisRateLimitStore.TYPE)
-			.window(5, Duration.ofHours(1))
-			.maxConcurrent(2, Duration.ofHours(1))
-			.build(), this.server.runner(), "outage-log:", Duration.ofMillis(200));
-		Reservation cancelled = store.reserve("k", 1, 0);
-		Reservation released = store.reserve("k", 1, 0);
-		assertThat(cancelled.getDecision().isPermitted()).isTrue();
-		assertThat(released.getDecision().isPermitted()).isTrue();
+	void giveBackThatRedisDoesNotAnswerIsCountedAndLogged() {
+		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_OPEN, Duration.ofMillis(200));
+		Reservation reservation = store.reserve("k", 1, 0);
+		assertThat(reservation.getDecision().isPermitted()).isTrue();
 		this.server.freeze();
 		try {
-			// each waits for its answer, or for the timeout
-			cancelled.cancel();
+			// waits for its answer, or for the timeout
+			reservation.cancel();
 			assertThat(store.errorCount()).isEqualTo(1);
-			released.release();
-			assertThat(store.errorCount()).isEqualTo(2);
 		}
 		finally {
 			this.server.thaw();
@@ -124,6 +118,84 @@ class RedisStoreOutageLogTests {
 		assertThat(this.storeLog.lines()).containsExactly(
 				"WARNING Rate limiter 'logged': Redis give-back failed, deciding FAIL_OPEN until it answers again: "
 						+ "TimeoutException");
+	}
+
+	@Test
+	void permitReturnThatRedisDoesNotAnswerIsCountedAndLogged() {
+		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.maxConcurrent(2, Duration.ofHours(1))
+			.build(), this.server.runner(), "outage-log:", Duration.ofMillis(200));
+		Reservation reservation = store.reserve("k", 1, 0);
+		assertThat(reservation.getDecision().isPermitted()).isTrue();
+		this.server.freeze();
+		try {
+			// waits for its answer, or for the timeout
+			reservation.release();
+			assertThat(store.errorCount()).isEqualTo(1);
+		}
+		finally {
+			this.server.thaw();
+		}
+		assertThat(this.storeLog.lines()).containsExactly(
+				"WARNING Rate limiter 'logged': Redis permit-return failed, deciding FAIL_OPEN until it answers again: "
+						+ "TimeoutException");
+	}
+
+	@Test
+	void answerOfACommandSentBeforeTheOutageEndsIt() {
+		// two limiters on one connection, one with a shorter decision timeout than the other
+		RedisScriptRunner runner = this.server.runner();
+		RedisRateLimitStore quick = new RedisRateLimitStore("quick", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(5, Duration.ofHours(1))
+			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
+			.build(), runner, "outage-log:", Duration.ofMillis(200));
+		RedisRateLimitStore patient = new RedisRateLimitStore("patient", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(5, Duration.ofHours(1))
+			.build(), runner, "outage-log:", Duration.ofSeconds(30));
+		assertThat(quick.tryAcquire("k", 1).isPermitted()).isTrue();
+		CompletableFuture<Reservation> pending;
+		this.server.freeze();
+		try {
+			pending = patient.reserveAsync("k", 1, 0);
+			// the quick store's decision finds the outage out
+			assertThat(quick.tryAcquire("k", 1).isPermitted()).isFalse();
+			assertThat(quick.errorCount()).isEqualTo(1);
+		}
+		finally {
+			this.server.thaw();
+		}
+		assertThat(pending.join().getDecision().isPermitted()).isTrue();
+		assertThat(patient.errorCount()).isZero();
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(this.runnerLog.lines()).containsExactly(
+					"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
+					"INFO Redis answers again"));
+		// ended: decided by Redis at once, no probe needed
+		assertThat(quick.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(quick.errorCount()).isEqualTo(1);
+	}
+
+	@Test
+	void healthCheckThatRedisAnswersEndsTheOutage() {
+		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_CLOSED, Duration.ofMillis(200));
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		this.server.freeze();
+		try {
+			assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
+		}
+		finally {
+			this.server.thaw();
+		}
+		assertThat(store.checkStatus().reachable()).isTrue();
+		// ended: decided by Redis at once, no probe needed
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(store.errorCount()).isEqualTo(1);
+		assertThat(this.runnerLog.lines()).containsExactly(
+				"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
+				"INFO Redis answers again");
 	}
 
 	@Test
