@@ -66,7 +66,7 @@ class RedisClusterOutageTests {
 			// one outage, logged once: the other nodes' answers, between the frozen node's
 			// failures, do not end it
 			String frozenKey = onFrozen.iterator().next();
-			awaitAnsweredBy(store, frozenKey);
+			RedisStoreOutageLogTests.awaitDecidedByRedis(store, frozenKey);
 			await().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(storeLog.lines()).satisfiesExactly(
 						(line) -> assertThat(line).matches("WARNING Rate limiter 'node': Redis \\(cluster node "
@@ -74,20 +74,6 @@ class RedisClusterOutageTests {
 								+ "TimeoutException"),
 						(line) -> assertThat(line)
 							.matches("INFO Rate limiter 'node': Redis \\(cluster node [0-9a-f]{40}\\) answers again")));
-		}
-	}
-
-	/** Decides a key until its server decides again. */
-	private static void awaitAnsweredBy(RedisRateLimitStore store, String key) {
-		long start = System.nanoTime();
-		while (true) {
-			long errors = store.errorCount();
-			store.tryAcquire(key, 1);
-			if (store.errorCount() == errors) {
-				return;
-			}
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the node answers again").isLessThan(Duration.ofSeconds(5));
-			Thread.onSpinWait();
 		}
 	}
 

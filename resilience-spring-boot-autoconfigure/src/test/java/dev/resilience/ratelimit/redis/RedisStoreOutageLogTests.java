@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -70,7 +72,7 @@ class RedisStoreOutageLogTests {
 		finally {
 			this.server.thaw();
 		}
-		awaitDecidedByRedis(store);
+		awaitDecidedByRedis(store, "k");
 		// logged last, after the caller has its decision
 		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
 			assertThat(this.storeLog.lines()).containsExactly(
@@ -101,27 +103,9 @@ class RedisStoreOutageLogTests {
 						+ "TimeoutException");
 	}
 
-	@Test
-	void giveBackThatRedisDoesNotAnswerIsCountedAndLogged() {
-		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_OPEN, Duration.ofMillis(200));
-		Reservation reservation = store.reserve("k", 1, 0);
-		assertThat(reservation.getDecision().isPermitted()).isTrue();
-		this.server.freeze();
-		try {
-			// waits for its answer, or for the timeout
-			reservation.cancel();
-			assertThat(store.errorCount()).isEqualTo(1);
-		}
-		finally {
-			this.server.thaw();
-		}
-		assertThat(this.storeLog.lines()).containsExactly(
-				"WARNING Rate limiter 'logged': Redis give-back failed, deciding FAIL_OPEN until it answers again: "
-						+ "TimeoutException");
-	}
-
-	@Test
-	void permitReturnThatRedisDoesNotAnswerIsCountedAndLogged() {
+	@ParameterizedTest
+	@CsvSource({ "give-back, false", "permit-return, true" })
+	void giveBackOrPermitReturnThatRedisDoesNotAnswerIsCountedAndLogged(String what, boolean release) {
 		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)
 			.maxConcurrent(2, Duration.ofHours(1))
@@ -131,15 +115,19 @@ class RedisStoreOutageLogTests {
 		this.server.freeze();
 		try {
 			// waits for its answer, or for the timeout
-			reservation.release();
+			if (release) {
+				reservation.release();
+			}
+			else {
+				reservation.cancel();
+			}
 			assertThat(store.errorCount()).isEqualTo(1);
 		}
 		finally {
 			this.server.thaw();
 		}
-		assertThat(this.storeLog.lines()).containsExactly(
-				"WARNING Rate limiter 'logged': Redis permit-return failed, deciding FAIL_OPEN until it answers again: "
-						+ "TimeoutException");
+		assertThat(this.storeLog.lines()).containsExactly("WARNING Rate limiter 'logged': Redis " + what
+				+ " failed, deciding FAIL_OPEN until it answers again: TimeoutException");
 	}
 
 	@Test
@@ -243,12 +231,12 @@ class RedisStoreOutageLogTests {
 		assertThat(store.errorCount()).isEqualTo(1);
 	}
 
-	/** Decides until Redis decides again: an outage ends at the first answer after it. */
-	private static void awaitDecidedByRedis(RedisRateLimitStore store) {
+	/** Decides a key until its server decides again: an outage ends at the first answer after it. */
+	static void awaitDecidedByRedis(RedisRateLimitStore store, String key) {
 		long start = System.nanoTime();
 		while (true) {
 			long errors = store.errorCount();
-			store.tryAcquire("k", 1);
+			store.tryAcquire(key, 1);
 			if (store.errorCount() == errors) {
 				return;
 			}
