@@ -51,7 +51,7 @@ class ConnectionPoolStressTests {
 			AtomicInteger checkoutTimeouts = new AtomicInteger();
 			AtomicInteger operationTimeouts = new AtomicInteger();
 			// Quick work that ran but ended after its caller's deadline (a busy machine can start it
-			// late) costs its connection as hung work does.
+			// late) may cost its connection as hung work does.
 			List<AtomicBoolean> quickWorkRan = new ArrayList<>();
 			List<AtomicBoolean> quickWorkTimedOut = new ArrayList<>();
 			List<Future<Duration>> lateness = new ArrayList<>();
@@ -105,13 +105,14 @@ class ConnectionPoolStressTests {
 				assertThat(stats.abandoned()).isZero();
 				assertThat(stats.active()).isZero();
 				assertThat(stats.pending()).isZero();
-				// Each hung work that ran cost its connection, and so did quick work that ran past
-				// its deadline; timed-out work that never got a thread gave its connection back unused.
+				// Each hung work that ran cost its connection. So did quick work that ran past its
+				// deadline, unless it finished at that very moment (it gave its connection back
+				// itself). Timed-out work that never got a thread gave its connection back unused.
 				int quickWorkLate = 0;
 				for (int i = 0; i < quickWorkRan.size(); i++) {
 					quickWorkLate += (quickWorkRan.get(i).get() && quickWorkTimedOut.get(i).get()) ? 1 : 0;
 				}
-				assertThat(factory.destroyed).hasValue(hang.left.get() + quickWorkLate);
+				assertThat(factory.destroyed.get()).isBetween(hang.left.get(), hang.left.get() + quickWorkLate);
 				assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
 			});
 			assertThat(hang.left).hasPositiveValue();
