@@ -141,8 +141,12 @@ public class ResilienceSettingsUpdater {
 				throw new IllegalArgumentException(PropertyErrors.property(property, "is not a property name; write "
 						+ "paths as in application.properties, such as windows[0].limit or max-wait"));
 			}
-			requested.add(ConfigurationPropertyName.of(property));
-			merged.put(path, Objects.requireNonNull(value, () -> PropertyErrors.property(property, "has no value")));
+			ConfigurationPropertyName requestedName = ConfigurationPropertyName.of(property);
+			requested.add(requestedName);
+			// Kept by the property's canonical path: "windows[0]..limit" names windows[0].limit too,
+			// and two spellings of one property must not both stay, leaving which one binds to chance.
+			merged.put(requestedName.subName(prefix.getNumberOfElements()).toString(),
+					Objects.requireNonNull(value, () -> PropertyErrors.property(property, "has no value")));
 		});
 		apply(kind, name, merged, requested);
 		this.overrides.put(prefix, merged);

@@ -147,6 +147,23 @@ class ResilienceEnvironmentChangeTests {
 		});
 	}
 
+	@Test
+	void runWhenOnePropertyIsUpdatedUnderTwoSpellingsShouldKeepTheLatestValue() {
+		this.contextRunner.run((context) -> {
+			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			// Spring reads "windows[0]..limit" as windows[0].limit
+			updater.update("partner", Map.of("windows[0]..limit", "5"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(5);
+			updater.update("partner", Map.of("windows[0].limit", "7"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(7);
+			updater.update("partner", Map.of("max-wait", "1s"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(7);
+			updater.update("partner", Map.of("windows[0]..limit", "6"));
+			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(6);
+		});
+	}
+
 	/** What the endpoint's write operation answers 400 with: the property named before what is wrong. */
 	@Test
 	void runWhenAnUpdateIsWrongShouldRefuseItNamingTheProperty() {
