@@ -102,15 +102,16 @@ elseif window_count > 0 then
 		end
 		local heavy = h[base[i] + HEAVY] or 0
 		local freed
+		local until_cutoff = string.format('%d', cutoff)
 		if heavy == 0 then
-			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
 		else
-			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
 			if #gone == 0 then
 				return
 			end
 			freed = cost_of(gone)
-			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', cutoff)
+			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
 			put(base[i] + HEAVY, heavy - (freed - #gone))
 		end
 		if freed > 0 then
@@ -142,7 +143,7 @@ elseif window_count > 0 then
 		local used = h[base[i] + HELD] or 0
 		if at > now and used > 0 then
 			-- entries admitted by at - period will have left by then
-			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', at - periods[i]))
+			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', string.format('%d', at - periods[i])))
 		end
 		return math.max(0, limits[i] - used)
 	end
@@ -190,7 +191,7 @@ for i = 1, window_count do
 end
 local in_flight = 0
 if lease_key then
-	redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', now - lease_timeout)
+	redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', string.format('%d', now - lease_timeout))
 	in_flight = redis.call('ZCARD', lease_key)
 end
 local concurrency_full = lease_key ~= nil and in_flight >= max_concurrent
@@ -269,7 +270,7 @@ if window_count > 0 or lease_key then
 				h[base[i] + START] = start
 			end
 		else
-			redis.call('ZADD', KEYS[1 + i], at, string.format('%d:%d', sequence, cost))
+			redis.call('ZADD', KEYS[1 + i], string.format('%d', at), string.format('%d:%d', sequence, cost))
 			local held = h[base[i] + HELD] or 0
 			if held == 0 then
 				h[base[i] + OLDEST] = at
@@ -282,7 +283,7 @@ if window_count > 0 or lease_key then
 		end
 	end
 	if lease_key then
-		redis.call('ZADD', lease_key, at, string.format('%d', sequence))
+		redis.call('ZADD', lease_key, string.format('%d', at), string.format('%d', sequence))
 		in_flight = in_flight + 1
 	end
 end
