@@ -22,8 +22,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A Redis server frozen (SIGSTOP) under a store: what the store and its runner log when an
- * outage starts and ends, a reset that fails, and a blocking caller interrupted while it waits,
- * whose decision Redis runs late and the store gives back.
+ * outage starts and what ends it (a probe, an answer to an earlier command, a health check), a
+ * reset, give-back or permit return that Redis does not answer, and a blocking caller interrupted
+ * while it waits, whose decision Redis runs late and the store gives back.
  */
 class RedisStoreOutageLogTests {
 
