@@ -186,8 +186,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		ScriptArguments.Reply reply = decideAndWait(key, cost, maxWaitNanos, true);
-		return outcome(key, cost, true, reply, (answer) -> reservationOf(key, cost, answer));
+		byte[][] redisKeys = this.keys.keys(key);
+		ScriptArguments.Reply reply = decideAndWait(redisKeys, cost, maxWaitNanos, true);
+		return outcome(redisKeys, cost, true, reply, (answer) -> reservationOf(key, redisKeys, cost, answer));
 	}
 
 	/**
@@ -198,19 +199,22 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
-		return decide(key, cost, maxWaitNanos, true, (reply) -> reservationOf(key, cost, reply));
+		byte[][] redisKeys = this.keys.keys(key);
+		return decide(redisKeys, cost, maxWaitNanos, true, (reply) -> reservationOf(key, redisKeys, cost, reply));
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		ScriptArguments.Reply reply = decideAndWait(key, cost, 0, true);
-		return outcome(key, cost, true, reply, (answer) -> decisionOf(key, answer));
+		byte[][] redisKeys = this.keys.keys(key);
+		ScriptArguments.Reply reply = decideAndWait(redisKeys, cost, 0, true);
+		return outcome(redisKeys, cost, true, reply, (answer) -> decisionOf(key, answer));
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		ScriptArguments.Reply reply = decideAndWait(key, 1, 0, false);
-		return outcome(key, 1, false, reply, (answer) -> decisionOf(key, answer));
+		byte[][] redisKeys = this.keys.keys(key);
+		ScriptArguments.Reply reply = decideAndWait(redisKeys, 1, 0, false);
+		return outcome(redisKeys, 1, false, reply, (answer) -> decisionOf(key, answer));
 	}
 
 	/**
@@ -228,8 +232,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void reset(String key) {
-		awaitDone(this.runner.unlink(this.keys.keys(key), this.timeoutNanos).handle((count, ex) -> {
-			log((ex != null) ? failure(key, "reset", ex) : answered(key));
+		byte[][] redisKeys = this.keys.keys(key);
+		awaitDone(this.runner.unlink(redisKeys, this.timeoutNanos).handle((count, ex) -> {
+			log((ex != null) ? failure(redisKeys, "reset", ex) : answered(redisKeys));
 			return null;
 		}));
 	}
@@ -260,9 +265,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * of Redis's reply, or of {@code null} when Redis failed (counted). Should the caller cancel the
 	 * future before Redis admits the call, what the call took is given back.
 	 */
-	private <T> CompletableFuture<T> decide(String key, long cost, long maxWaitNanos, boolean commit,
+	private <T> CompletableFuture<T> decide(byte[][] redisKeys, long cost, long maxWaitNanos, boolean commit,
 			Function<ScriptArguments.@Nullable Reply, T> outcome) {
-		return decided(key, cost, commit, send(key, cost, maxWaitNanos, commit, true), outcome);
+		return decided(redisKeys, cost, commit, send(redisKeys, cost, maxWaitNanos, commit, true), outcome);
 	}
 
 	/**
@@ -272,9 +277,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * is back at once, still interrupted, with {@code null} (counted as a failure); the decision,
 	 * cancelled, gives back what it took, should Redis admit it still.
 	 */
-	private ScriptArguments.@Nullable Reply decideAndWait(String key, long cost, long maxWaitNanos, boolean commit) {
-		CompletableFuture<List<?>> sent = send(key, cost, maxWaitNanos, commit, false);
-		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(key, cost, commit, sent, REPLY);
+	private ScriptArguments.@Nullable Reply decideAndWait(byte[][] redisKeys, long cost, long maxWaitNanos,
+			boolean commit) {
+		CompletableFuture<List<?>> sent = send(redisKeys, cost, maxWaitNanos, commit, false);
+		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY);
 		try {
 			return decided.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
@@ -286,7 +292,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			if (decided.cancel(false)) {
-				log(failure(key, "decision", ex));
+				log(failure(redisKeys, "decision", ex));
 				return null;
 			}
 			return decided.getNow(null);
@@ -297,14 +303,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/** Sends a decision's script, with the latest server time at which it may still run. */
-	private CompletableFuture<List<?>> send(String key, long cost, long maxWaitNanos, boolean commit, boolean timed) {
+	private CompletableFuture<List<?>> send(byte[][] redisKeys, long cost, long maxWaitNanos, boolean commit,
+			boolean timed) {
 		long deadline = 0;
 		if (this.clockOffsetKnown) {
 			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
 		}
 		ScriptArguments settings = this.arguments;
 		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
-		return this.runner.run(settings.decideScript(), this.keys.keys(key), arguments, this.timeoutNanos, timed);
+		return this.runner.run(settings.decideScript(), redisKeys, arguments, this.timeoutNanos, timed);
 	}
 
 	/**
@@ -312,8 +319,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Redis failed (counted). Should the caller cancel it before Redis admits the call, what the
 	 * call took is given back.
 	 */
-	private <T> CompletableFuture<T> decided(String key, long cost, boolean commit, CompletableFuture<List<?>> sent,
-			Function<ScriptArguments.@Nullable Reply, T> outcome) {
+	private <T> CompletableFuture<T> decided(byte[][] redisKeys, long cost, boolean commit,
+			CompletableFuture<List<?>> sent, Function<ScriptArguments.@Nullable Reply, T> outcome) {
 		CompletableFuture<T> decided = new CompletableFuture<>();
 		sent.whenComplete((raw, ex) -> {
 			ScriptArguments.Reply reply = null;
@@ -332,10 +339,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 					reply = null;
 				}
 			}
-			String news = (failure != null) ? failure(key, "decision", failure) : answered(key);
+			String news = (failure != null) ? failure(redisKeys, "decision", failure) : answered(redisKeys);
 			T decision;
 			try {
-				decision = outcome(key, cost, commit, reply, outcome);
+				decision = outcome(redisKeys, cost, commit, reply, outcome);
 			}
 			catch (RuntimeException | Error unexpected) {
 				// Never leave the caller waiting: it hears of the fault.
@@ -345,7 +352,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			}
 			if (!decided.complete(decision) && admitted(commit, reply)) {
 				// the caller gave up meanwhile: as if it had never asked
-				giveBack(key, cost, reply);
+				giveBack(redisKeys, cost, reply);
 			}
 			log(news);
 		});
@@ -356,14 +363,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Makes what the caller gets of a reply ({@code null} when Redis failed); should that fail, the
 	 * call is given back, so that nothing is kept for a caller who hears only of the fault.
 	 */
-	private <T> T outcome(String key, long cost, boolean commit, ScriptArguments.@Nullable Reply reply,
+	private <T> T outcome(byte[][] redisKeys, long cost, boolean commit, ScriptArguments.@Nullable Reply reply,
 			Function<ScriptArguments.@Nullable Reply, T> outcome) {
 		try {
 			return outcome.apply(reply);
 		}
 		catch (RuntimeException | Error unexpected) {
 			if (admitted(commit, reply)) {
-				giveBack(key, cost, reply);
+				giveBack(redisKeys, cost, reply);
 			}
 			throw unexpected;
 		}
@@ -373,16 +380,16 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return commit && reply != null && reply.status() == 1;
 	}
 
-	private void giveBack(String key, long cost, ScriptArguments.Reply reply) {
-		run(key, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
+	private void giveBack(byte[][] redisKeys, long cost, ScriptArguments.Reply reply) {
+		run(redisKeys, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
 	}
 
-	private Reservation reservationOf(String key, long cost, ScriptArguments.@Nullable Reply reply) {
+	private Reservation reservationOf(String key, byte[][] redisKeys, long cost, ScriptArguments.@Nullable Reply reply) {
 		if (reply == null) {
 			return Reservation.settled(failed(key));
 		}
 		RateLimitDecision decision = decision(key, reply);
-		return decision.isPermitted() ? new Taken(key, cost, reply, decision) : Reservation.settled(decision);
+		return decision.isPermitted() ? new Taken(redisKeys, cost, reply, decision) : Reservation.settled(decision);
 	}
 
 	private RateLimitDecision decisionOf(String key, ScriptArguments.@Nullable Reply reply) {
@@ -413,9 +420,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Runs a give-back or a permit return without waiting for it; a failure is counted, and the
 	 * future completes normally either way.
 	 */
-	private CompletableFuture<Void> run(String key, Script script, byte[][] arguments, String what) {
-		return this.runner.run(script, this.keys.keys(key), arguments, this.timeoutNanos).handle((reply, ex) -> {
-			log((ex != null) ? failure(key, what, ex) : answered(key));
+	private CompletableFuture<Void> run(byte[][] redisKeys, Script script, byte[][] arguments, String what) {
+		return this.runner.run(script, redisKeys, arguments, this.timeoutNanos).handle((reply, ex) -> {
+			log((ex != null) ? failure(redisKeys, what, ex) : answered(redisKeys));
 			return null;
 		});
 	}
@@ -437,13 +444,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Counts a failure and tells the listeners; what to log when it starts a run of failures of the
 	 * key's server.
 	 */
-	private @Nullable String failure(String key, String what, Throwable ex) {
+	private @Nullable String failure(byte[][] redisKeys, String what, Throwable ex) {
 		this.errors.increment();
 		if (!this.listeners.isEmpty()) {
 			Listeners.tell(this.listeners, (listener) -> listener.onStoreFailure(this.limiterName, TYPE, what, ex),
 					logger, "Store failure listener");
 		}
-		String route = route(key);
+		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.add(route)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
 					+ " failed, deciding " + this.settings.onStoreFailure() + " until it answers again: "
@@ -456,19 +463,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * The key's server answered: what to log when that ends its run of failures. An answer also
 	 * ends failures of the connection itself (recorded before a cluster's nodes were known).
 	 */
-	private @Nullable String answered(String key) {
+	private @Nullable String answered(byte[][] redisKeys) {
 		if (this.failingRoutes.isEmpty()) {
 			return null;
 		}
-		String route = route(key);
+		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.remove(route) | this.failingRoutes.remove(RedisScriptRunner.SERVER)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " answers again";
 		}
 		return null;
-	}
-
-	private String route(String key) {
-		return this.runner.route(this.keys.keys(key)[0]);
 	}
 
 	/** Logs last, after the caller's future is complete: logging may block (a console). */
@@ -556,7 +559,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** An admitted call, which can be given back or return its permit. */
 	private final class Taken implements Reservation {
 
-		private final String key;
+		/** The Redis keys of the call's key, as its decision used them. */
+		private final byte[][] redisKeys;
 
 		private final long cost;
 
@@ -566,8 +570,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		private boolean done;
 
-		Taken(String key, long cost, ScriptArguments.Reply reply, RateLimitDecision decision) {
-			this.key = key;
+		Taken(byte[][] redisKeys, long cost, ScriptArguments.Reply reply, RateLimitDecision decision) {
+			this.redisKeys = redisKeys;
 			this.cost = cost;
 			this.reply = reply;
 			this.decision = decision;
@@ -594,7 +598,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		 */
 		@Override
 		public CompletableFuture<Void> cancelAsync() {
-			return finish() ? run(this.key, Script.GIVE_BACK, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
+			return finish() ? run(this.redisKeys, Script.GIVE_BACK, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
 		}
 
 		/**
@@ -604,7 +608,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? run(this.key, Script.RELEASE, arguments.release(this.reply.sequence()), "permit-return") : CompletableFuture.completedFuture(null);
+					? run(this.redisKeys, Script.RELEASE, arguments.release(this.reply.sequence()), "permit-return") : CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {
