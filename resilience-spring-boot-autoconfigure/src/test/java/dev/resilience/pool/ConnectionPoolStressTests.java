@@ -52,16 +52,14 @@ class ConnectionPoolStressTests {
 			AtomicInteger operationTimeouts = new AtomicInteger();
 			// Quick work that ran but ended after its caller's deadline (a busy machine can start it
 			// late) may cost its connection as hung work does.
-			List<AtomicBoolean> quickWorkRan = new ArrayList<>();
-			List<AtomicBoolean> quickWorkTimedOut = new ArrayList<>();
+			List<QuickCall> quickCalls = new ArrayList<>();
 			List<Future<Duration>> lateness = new ArrayList<>();
 			for (int i = 0; i < callerCount; i++) {
 				boolean hangs = i % 2 == 0;
 				AtomicBoolean ran = new AtomicBoolean();
 				AtomicBoolean timedOut = new AtomicBoolean();
 				if (!hangs) {
-					quickWorkRan.add(ran);
-					quickWorkTimedOut.add(timedOut);
+					quickCalls.add(new QuickCall(ran, timedOut));
 				}
 				lateness.add(callers.submit(() -> {
 					start.await();
@@ -108,11 +106,8 @@ class ConnectionPoolStressTests {
 				// Each hung work that ran cost its connection. So did quick work that ran past its
 				// deadline, unless it finished at that very moment (it gave its connection back
 				// itself). Timed-out work that never got a thread gave its connection back unused.
-				int quickWorkLate = 0;
-				for (int i = 0; i < quickWorkRan.size(); i++) {
-					quickWorkLate += (quickWorkRan.get(i).get() && quickWorkTimedOut.get(i).get()) ? 1 : 0;
-				}
-				assertThat(factory.destroyed.get()).isBetween(hang.left.get(), hang.left.get() + quickWorkLate);
+				long quickWorkLate = quickCalls.stream().filter(QuickCall::ranLate).count();
+				assertThat((long) factory.destroyed.get()).isBetween((long) hang.left.get(), hang.left.get() + quickWorkLate);
 				assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
 			});
 			assertThat(hang.left).hasPositiveValue();
@@ -122,6 +117,15 @@ class ConnectionPoolStressTests {
 			callers.shutdownNow();
 			assertThat(callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 		}
+	}
+
+	/** A call whose work returns at once: whether its work ran, and whether its caller timed out. */
+	private record QuickCall(AtomicBoolean ran, AtomicBoolean timedOut) {
+
+		boolean ranLate() {
+			return this.ran.get() && this.timedOut.get();
+		}
+
 	}
 
 }
