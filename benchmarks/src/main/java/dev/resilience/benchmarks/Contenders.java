@@ -11,6 +11,7 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
  * Builds the limiters under test, each the way its documentation shows, so that every benchmark
@@ -56,7 +57,7 @@ final class Contenders {
 	}
 
 	private static RateLimiter ours(RateLimiterSettings settings) {
-		return RateLimiterRegistry.builder().limiter(NAME, settings).build().get(NAME);
+		return StoreRateLimiterRegistry.builder().limiter(NAME, settings).build().get(NAME);
 	}
 
 	/**

@@ -24,12 +24,12 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
 
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
 import dev.resilience.ratelimit.redis.RedisServer;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
  * The Redis-backed limiters the Redis benchmarks compare, all on one Lettuce connection and
@@ -70,7 +70,7 @@ final class RedisContenders {
 		if (!runner.connect(Duration.ofSeconds(10))) {
 			throw new IllegalStateException("Redis did not answer");
 		}
-		RateLimiter limiter = RateLimiterRegistry.builder()
+		RateLimiter limiter = StoreRateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE,
 					(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, "bench:",
 							Duration.ofSeconds(5)))

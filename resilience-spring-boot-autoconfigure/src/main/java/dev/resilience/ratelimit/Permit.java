@@ -22,7 +22,12 @@ public final class Permit implements AutoCloseable {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
-	Permit(List<Reservation> reservations, Duration waited) {
+	/**
+	 * Creates the permit of a call admitted by the given reservations.
+	 * @param reservations one per limiter that admitted the call, in the order asked
+	 * @param waited how long the caller waited for its reserved slot
+	 */
+	public Permit(List<Reservation> reservations, Duration waited) {
 		this.reservations = List.copyOf(reservations);
 		this.waited = waited;
 	}

@@ -45,7 +45,7 @@ public final class RateLimitDecision {
 
 	private final long at;
 
-	private final KeyState.@Nullable Bucket bucket;
+	private final @Nullable BucketLevel bucket;
 
 	/** Each window's remaining quota and nanoseconds until more, in pairs; {@code null} without windows. */
 	private final long @Nullable [] windowQuotas;
@@ -86,7 +86,7 @@ public final class RateLimitDecision {
 
 	private RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
 			boolean concurrencyLimited, int inFlight, int maxConcurrent, @Nullable List<Quota> quotas,
-			@Nullable RateLimiterSettings settings, long at, KeyState.@Nullable Bucket bucket,
+			@Nullable RateLimiterSettings settings, long at, @Nullable BucketLevel bucket,
 			long @Nullable [] windowQuotas) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.key = Objects.requireNonNull(key, "key");
@@ -105,21 +105,33 @@ public final class RateLimitDecision {
 
 	/**
 	 * A store's decision, whose quotas are computed from the given values when read.
+	 * @param limiterName the limiter that decided
+	 * @param key the key the decision is for
+	 * @param permitted whether the call may proceed
+	 * @param waitNanos how long a permitted caller waits before proceeding (a reservation)
+	 * @param retryAfterNanos how long a rejected caller should wait before trying again
+	 * @param concurrencyLimited whether a rejected call lacked only a concurrency permit
+	 * @param inFlight the calls in flight for the key, counting this one when permitted
 	 * @param settings the limiter's settings
 	 * @param at the time the quotas are described at
 	 * @param bucket the key's bucket as of {@code at}, {@code null} without one
 	 * @param windowQuotas each window's remaining quota and nanoseconds until more at {@code at},
 	 * in pairs, never changed afterwards; {@code null} without windows
+	 * @return the decision
 	 */
-	static RateLimitDecision of(String limiterName, String key, boolean permitted, long waitNanos,
+	public static RateLimitDecision of(String limiterName, String key, boolean permitted, long waitNanos,
 			long retryAfterNanos, boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
-			KeyState.@Nullable Bucket bucket, long @Nullable [] windowQuotas) {
+			@Nullable BucketLevel bucket, long @Nullable [] windowQuotas) {
 		return new RateLimitDecision(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
 				inFlight, settings.maxConcurrent(), null, settings, at, bucket, windowQuotas);
 	}
 
-	/** The same decision, admitted after the given wait. */
-	RateLimitDecision waited(long nanos) {
+	/**
+	 * Returns the same decision, admitted after the given wait.
+	 * @param nanos the wait, in nanoseconds
+	 * @return the admitted decision
+	 */
+	public RateLimitDecision waited(long nanos) {
 		return new RateLimitDecision(this.limiterName, this.key, true, nanos, this.retryAfterNanos, false, this.inFlight,
 				this.maxConcurrent, this.quotas, this.settings, this.at, this.bucket, this.windowQuotas);
 	}
@@ -203,7 +215,7 @@ public final class RateLimitDecision {
 
 	private List<Quota> computeQuotas(RateLimiterSettings settings) {
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
-		KeyState.Bucket bucket = this.bucket;
+		BucketLevel bucket = this.bucket;
 		boolean hasBucket = bucketSettings != null && bucket != null;
 		List<WindowSettings> windows = settings.windows();
 		Quota[] quotas = new Quota[(hasBucket ? 1 : 0) + windows.size()];
@@ -211,8 +223,7 @@ public final class RateLimitDecision {
 		if (hasBucket) {
 			long tokens = bucketTokens(bucketSettings, bucket);
 			long reset = (tokens >= bucketSettings.capacity()) ? 0
-					: TokenBucket.availableAt(bucketSettings, bucket.refill(bucketSettings, this.at).state(), this.at,
-							tokens + 1) - this.at;
+					: bucket.availableAt(bucketSettings, this.at, tokens + 1) - this.at;
 			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
 					bucketSettings.refillTokens());
 			quotas[next++] = new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
@@ -227,8 +238,8 @@ public final class RateLimitDecision {
 		return List.of(quotas);
 	}
 
-	private long bucketTokens(TokenBucketSettings bucketSettings, KeyState.Bucket bucket) {
-		return bucket.refill(bucketSettings, this.at).tokens();
+	private long bucketTokens(TokenBucketSettings bucketSettings, BucketLevel bucket) {
+		return bucket.tokensAt(bucketSettings, this.at);
 	}
 
 	/**
@@ -259,7 +270,7 @@ public final class RateLimitDecision {
 		}
 		else if (settings != null) {
 			TokenBucketSettings bucketSettings = settings.tokenBucket();
-			KeyState.Bucket bucket = this.bucket;
+			BucketLevel bucket = this.bucket;
 			if (bucketSettings != null && bucket != null) {
 				tighten(tightest, bucketTokens(bucketSettings, bucket), bucketSettings.capacity());
 			}
@@ -286,6 +297,32 @@ public final class RateLimitDecision {
 		return "RateLimitDecision[limiter=" + this.limiterName + ", key=" + this.key + ", permitted=" + this.permitted
 				+ ", wait=" + getWait() + ", retryAfter=" + getRetryAfter() + ", quotas=" + getQuotas() + ", inFlight="
 				+ this.inFlight + "]";
+	}
+
+	/**
+	 * A token bucket's level as a store keeps it, which a store's decision reads only when its
+	 * quotas are (most callers ask only whether they were permitted).
+	 */
+	public interface BucketLevel {
+
+		/**
+		 * Returns the tokens in the bucket at the given time.
+		 * @param settings the bucket's settings
+		 * @param at a time no earlier than the bucket's own, on the store's clock
+		 * @return the tokens
+		 */
+		long tokensAt(TokenBucketSettings settings, long at);
+
+		/**
+		 * Returns the earliest time, no earlier than {@code at}, when the bucket holds the given
+		 * tokens.
+		 * @param settings the bucket's settings
+		 * @param at a time no earlier than the bucket's own, on the store's clock
+		 * @param tokens the tokens wanted
+		 * @return the time, on the store's clock
+		 */
+		long availableAt(TokenBucketSettings settings, long at, long tokens);
+
 	}
 
 	/**

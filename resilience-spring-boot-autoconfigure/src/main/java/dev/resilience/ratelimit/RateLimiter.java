@@ -10,7 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * takes a key choosing the bucket: calls with different keys are limited separately, and the
  * empty key is the limiter's single shared bucket.
  */
-public sealed interface RateLimiter permits StoreRateLimiter {
+public interface RateLimiter {
 
 	/**
 	 * Returns the limiter's name.
@@ -68,7 +68,7 @@ public sealed interface RateLimiter permits StoreRateLimiter {
 	 * Admits a call without holding the calling thread, as {@link #acquire(String, int, Duration)}
 	 * does on it: the same decisions, listeners told the same way, and a rejection the same
 	 * {@link RateLimitExceededException}. The store decides through
-	 * {@link RateLimitStore#reserveAsync}; a wait for a reserved slot or a returned concurrency
+	 * {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}; a wait for a reserved slot or a returned concurrency
 	 * permit is scheduled on {@code scheduler}, never slept. The future completes on the calling
 	 * thread when the call is decided at once, otherwise on {@code scheduler}. Close the permit
 	 * (or {@link Permit#closeAsync()} it) when the call ends.
@@ -114,7 +114,7 @@ public sealed interface RateLimiter permits StoreRateLimiter {
 
 	/**
 	 * Reserves a call as {@link #reserve(String, int, Duration)} does, without holding the calling
-	 * thread for a remote store's answer (see {@link RateLimitStore#reserveAsync}). The future may
+	 * thread for a remote store's answer (see {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}). The future may
 	 * complete on a thread of the store's client.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes

@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -42,7 +43,7 @@ class RateLimiterSettingsTests {
 
 	@Test
 	void limiterCallsWithImpossibleCostNameTheLimiter() {
-		RateLimiterRegistry registry = RateLimiterRegistry.builder()
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
 			.ticker(new ManualTicker())
 			.limiter("partner-api", BUCKET_10_WINDOW_20)
 			.build();
@@ -136,7 +137,7 @@ class RateLimiterSettingsTests {
 
 	@Test
 	void requestRejectsACostTheLimiterCouldNeverAdmit() {
-		RateLimiter limiter = RateLimiterRegistry.builder()
+		RateLimiter limiter = StoreRateLimiterRegistry.builder()
 			.ticker(new ManualTicker())
 			.limiter("partner-api", BUCKET_10_WINDOW_20)
 			.build()
@@ -149,7 +150,7 @@ class RateLimiterSettingsTests {
 
 	@Test
 	void requestRejectsNegativeMaxWait() {
-		RateLimiter limiter = RateLimiterRegistry.builder()
+		RateLimiter limiter = StoreRateLimiterRegistry.builder()
 			.ticker(new ManualTicker())
 			.limiter("partner-api", BUCKET_10_WINDOW_20)
 			.build()

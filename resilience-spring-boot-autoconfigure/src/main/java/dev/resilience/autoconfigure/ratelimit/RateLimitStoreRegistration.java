@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
-import dev.resilience.ratelimit.RateLimitStoreFactory;
+import dev.resilience.ratelimit.store.RateLimitStoreFactory;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
  * A store type added to the {@link dev.resilience.ratelimit.RateLimiterRegistry} the starter
@@ -10,7 +11,7 @@ import dev.resilience.ratelimit.RateLimitStoreFactory;
  * stores of the in-memory limiters in place of the built-in store; the Redis auto-configuration
  * registers {@code redis} as the bean {@code resilienceRedisRateLimitStore}, which a bean of that
  * name replaces; and a registration of any other type is used by no configured limiter (a
- * registry of one's own, made with {@code RateLimiterRegistry.Builder#store}, can use it).
+ * registry of one's own, made with {@code StoreRateLimiterRegistry.Builder#store}, can use it).
  *
  * @param type the store type, as the {@code store} property names it
  * @param factory creates the store of each limiter of that type

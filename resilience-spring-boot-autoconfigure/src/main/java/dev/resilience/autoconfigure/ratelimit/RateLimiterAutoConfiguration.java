@@ -24,6 +24,7 @@ import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
  * Auto-configuration of rate limiting: the {@link RateLimiterRegistry} built from
@@ -38,7 +39,7 @@ public final class RateLimiterAutoConfiguration {
 	RateLimiterRegistry resilienceRateLimiterRegistry(RateLimitingProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores,
 			ResilienceObservations observations) {
-		RateLimiterRegistry.Builder builder = RateLimiterRegistry.builder()
+		StoreRateLimiterRegistry.Builder builder = StoreRateLimiterRegistry.builder()
 			.ticker(ticker)
 			.observations(observations)
 			.sleeper(sleeper)

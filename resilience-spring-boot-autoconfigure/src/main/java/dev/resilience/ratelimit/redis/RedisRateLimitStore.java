@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
-import dev.resilience.ratelimit.RateLimitStore;
+import dev.resilience.ratelimit.store.RateLimitStore;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailureListener;

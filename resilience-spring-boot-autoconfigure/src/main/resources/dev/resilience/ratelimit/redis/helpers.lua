@@ -1,6 +1,6 @@
 -- Shared by every script: RedisScriptRunner prepends this file to each when it loads it (and
 -- state.lua after it to decide.lua, give_back.lua and release.lua). One rate limiter, one user key;
--- the rules mirror dev.resilience.ratelimit.LimiterAlgorithm.
+-- the rules mirror dev.resilience.ratelimit.store.LimiterAlgorithm.
 --
 -- Times are integer microseconds of the server's clock (TIME): about 1.7e15 today, exact in a Lua
 -- number (a double) below 2^53. ScriptArguments checks at startup that every product formed here

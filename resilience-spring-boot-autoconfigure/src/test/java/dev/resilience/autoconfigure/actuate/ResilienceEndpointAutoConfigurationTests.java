@@ -12,6 +12,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,7 +84,7 @@ class ResilienceEndpointAutoConfigurationTests {
 
 	@Test
 	void runWhenUserDefinesEndpointShouldBackOff() {
-		ResilienceEndpoint own = new ResilienceEndpoint(RateLimiterRegistry.builder().build());
+		ResilienceEndpoint own = new ResilienceEndpoint(StoreRateLimiterRegistry.builder().build());
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=resilience")
 			.withBean(ResilienceEndpoint.class, () -> own)
 			.run((context) -> {

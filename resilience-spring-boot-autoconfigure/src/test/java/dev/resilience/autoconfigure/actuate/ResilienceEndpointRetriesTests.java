@@ -13,7 +13,7 @@ import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.RetryBudgetDescri
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.RetryPolicyDescriptor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
-import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -50,7 +50,7 @@ class ResilienceEndpointRetriesTests {
 
 	@Test
 	void endpointWithoutRetriesListsNone() {
-		assertThat(new ResilienceEndpoint(RateLimiterRegistry.builder().build()).resilience().retries()).isEmpty();
+		assertThat(new ResilienceEndpoint(StoreRateLimiterRegistry.builder().build()).resilience().retries()).isEmpty();
 	}
 
 }

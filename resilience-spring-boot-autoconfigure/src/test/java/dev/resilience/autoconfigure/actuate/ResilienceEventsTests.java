@@ -21,8 +21,8 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 import dev.resilience.retry.RetryAttempt;
 import dev.resilience.retry.RetryCallOutcome;
 
@@ -45,7 +45,7 @@ class ResilienceEventsTests {
 	private final ResilienceEvents events = new ResilienceEvents(10, false, this.clock);
 
 	private RateLimiter limiter(ResilienceEvents events) {
-		return RateLimiterRegistry.builder()
+		return StoreRateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
 			.listener(events)

@@ -15,6 +15,7 @@ import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -25,7 +26,7 @@ class RateLimitedMethodAsyncTests {
 
 	private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 
-	private final RateLimiterRegistry registry = RateLimiterRegistry.builder()
+	private final RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
 		.limiter("db", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
 		.limiter("global", RateLimiterSettings.builder().window(100, Duration.ofSeconds(1)).build())
 		.build();

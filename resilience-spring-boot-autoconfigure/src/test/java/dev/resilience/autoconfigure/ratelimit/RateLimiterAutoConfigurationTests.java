@@ -27,6 +27,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -133,7 +134,7 @@ class RateLimiterAutoConfigurationTests {
 
 	@Test
 	void runWhenUserDefinesRegistryShouldBackOff() {
-		RateLimiterRegistry own = RateLimiterRegistry.builder()
+		RateLimiterRegistry own = StoreRateLimiterRegistry.builder()
 			.limiter("own", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
 			.build();
 		this.contextRunner.withBean(RateLimiterRegistry.class, () -> own)
@@ -159,7 +160,7 @@ class RateLimiterAutoConfigurationTests {
 	void runWhenUserDefinesAspectShouldBackOff() {
 		this.contextRunner
 			.withBean("ownAspect", RateLimitedAdvisor.class,
-					() -> new RateLimitedAdvisor(() -> new RateLimitedMethods(RateLimiterRegistry.builder().build(), null), 7))
+					() -> new RateLimitedAdvisor(() -> new RateLimitedMethods(StoreRateLimiterRegistry.builder().build(), null), 7))
 			.run((context) -> {
 				assertThat(context).hasSingleBean(RateLimitedAdvisor.class);
 				assertThat(context.getBean(RateLimitedAdvisor.class).getOrder()).isEqualTo(7);
@@ -169,7 +170,7 @@ class RateLimiterAutoConfigurationTests {
 
 	@Test
 	void runWhenUserDefinesMethodsShouldBackOff() {
-		RateLimitedMethods own = new RateLimitedMethods(RateLimiterRegistry.builder().build(), null);
+		RateLimitedMethods own = new RateLimitedMethods(StoreRateLimiterRegistry.builder().build(), null);
 		this.contextRunner.withBean(RateLimitedMethods.class, () -> own).run((context) -> {
 			assertThat(context).hasSingleBean(RateLimitedMethods.class).hasSingleBean(RateLimitedAdvisor.class);
 			assertThat(context.getBean(RateLimitedMethods.class)).isSameAs(own);

@@ -9,13 +9,13 @@ import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
-import dev.resilience.ratelimit.StoreContractTests;
+import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
 import dev.resilience.ratelimit.redis.RedisServer;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,7 +41,7 @@ class RedisStoreFaultTests {
 	}
 
 	private RateLimiter limiter(StoreFailurePolicy policy, int limit) {
-		return RateLimiterRegistry.builder()
+		return StoreRateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE, RedisServer.stores(this.runner, "fault:", TIMEOUT))
 			.limiter("partner", RateLimiterSettings.builder()
 				.store(RedisRateLimitStore.TYPE)

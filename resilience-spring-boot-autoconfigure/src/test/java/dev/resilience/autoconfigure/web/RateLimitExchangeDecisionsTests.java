@@ -22,8 +22,8 @@ import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.ratelimit.RateLimitDecisionRecorder;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,7 +35,7 @@ class RateLimitExchangeDecisionsTests {
 
 	private final RateLimitWebFluxListener listener = new RateLimitWebFluxListener();
 
-	private final RateLimiter paced = RateLimiterRegistry.builder()
+	private final RateLimiter paced = StoreRateLimiterRegistry.builder()
 		.ticker(new TestTicker())
 		.listener(this.listener)
 		.limiter("paced",

@@ -2,8 +2,8 @@ package dev.resilience.ratelimit.redis;
 
 import java.time.Duration;
 
-import dev.resilience.ratelimit.RateLimitStoreFactory;
-import dev.resilience.ratelimit.StoreContractTests;
+import dev.resilience.ratelimit.store.RateLimitStoreFactory;
+import dev.resilience.ratelimit.store.StoreContractTests;
 
 /** The store contract, kept by the Redis store on a cluster of three masters. */
 class RedisClusterStoreContractTests extends StoreContractTests {

@@ -15,12 +15,12 @@ import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
-import dev.resilience.ratelimit.StoreContractTests;
+import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
@@ -38,7 +38,7 @@ class RedisRateLimitStoreTests {
 	private final String prefix = "store-test-" + System.nanoTime() + ":";
 
 	private RateLimiter limiter(String name, RateLimiterSettings.Builder settings) {
-		return RateLimiterRegistry.builder()
+		return StoreRateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE, RedisServer.stores(runner, this.prefix, Duration.ofSeconds(2)))
 			.limiter(name, settings.store(RedisRateLimitStore.TYPE).build())
 			.build()

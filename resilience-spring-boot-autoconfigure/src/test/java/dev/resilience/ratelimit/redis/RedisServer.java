@@ -26,7 +26,7 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import redis.embedded.core.ExecutableProvider;
 
-import dev.resilience.ratelimit.RateLimitStoreFactory;
+import dev.resilience.ratelimit.store.RateLimitStoreFactory;
 
 /**
  * A {@code redis-server} started on a free loopback port for tests, with no persistence: the one on

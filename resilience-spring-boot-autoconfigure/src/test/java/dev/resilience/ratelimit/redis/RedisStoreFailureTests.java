@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Test;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
 import dev.resilience.ratelimit.RateLimiter;
-import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.StoreStatus;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,7 +52,7 @@ class RedisStoreFailureTests {
 	}
 
 	private static RateLimiter limiter(RedisScriptRunner runner, StoreFailurePolicy policy, Duration timeout) {
-		return RateLimiterRegistry.builder()
+		return StoreRateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE, RedisServer.stores(runner, "failure:", timeout))
 			.limiter("partner", RateLimiterSettings.builder()
 				.store(RedisRateLimitStore.TYPE)

@@ -1,0 +1,794 @@
+package dev.resilience.ratelimit.store;
+
+import java.lang.ref.WeakReference;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+import org.jspecify.annotations.Nullable;
+
+import dev.resilience.Ticker;
+import dev.resilience.internal.Durations;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.TokenBucketSettings;
+import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.WindowSettings;
+
+/**
+ * Keeps a limiter's keys in this JVM's memory.
+ * <p>
+ * Each key has its own {@link KeyState}: a limiter with only a token bucket decides without a
+ * lock (compare-and-set of the bucket), one with windows or permits holds the key's monitor while
+ * it decides. Calls for different keys never contend. The empty key, the limiter's shared bucket,
+ * is a field; the other keys live in a map that forgets a key once it has been idle long enough
+ * to be back to full ({@link #idleHorizonNanos}, plus up to a second), and keeps at most
+ * {@code max-keys}: a new key beyond them makes the store forget the key used least recently of
+ * a few it samples, as Redis's approximate LRU does. A forgotten key starts full, so forgetting an
+ * idle key loses nothing, and keys chosen by an attacker cannot grow the heap without bound.
+ * <p>
+ * Time is the {@link Ticker}'s, counted from the store's creation: only differences of readings
+ * mean anything, so a ticker near {@link Long#MAX_VALUE} works as well as one near zero.
+ */
+final class InMemoryRateLimitStore implements RateLimitStore {
+
+	/**
+	 * A decision records a use of its key only when the last recorded one is more than this old
+	 * (fewer writes to hot keys), so a key is kept that much longer than its horizon.
+	 */
+	private static final long ACCESS_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/** The longest time between two sweeps for idle keys while the store holds any. */
+	private static final long MAX_SWEEP_DELAY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+	/** How many keys are sampled to find the one to forget when {@code max-keys} is reached. */
+	private static final int EVICTION_SAMPLE = 8;
+
+	private final String limiterName;
+
+	/**
+	 * The settings, replaced whole at run time ({@link #updateSettings}); every operation reads
+	 * them once, so one decision sees one version.
+	 */
+	private volatile RateLimiterSettings settings;
+
+	/** The empty key's state, made at its first use like any other key's. */
+	private volatile @Nullable KeyState shared;
+
+	/** The ticker counted from the store's creation. */
+	private final Ticker clock;
+
+	/*
+	 * Speed: a cache with expiry after access (Caffeine) records every read, which cost about
+	 * twice the decision itself. A plain ConcurrentHashMap is read without writing; each key keeps
+	 * the time of its last use to a second (KeyState.lastUsed), and the store forgets idle keys by
+	 * sweeping the map: on a timer while it holds keys, and when its keys are counted. The key
+	 * count is reserved in "size" before a key is put, so the map never holds more than max-keys
+	 * however many threads add keys at once; the keys to forget then are found by sampling
+	 * (the "hand" walks the map, under "maintenance"). A forgotten state is retired (see
+	 * KeyState), so a decision that raced its removal looks the key up again instead of deciding
+	 * on a state nobody will see.
+	 */
+
+	private final ConcurrentHashMap<String, KeyState> states = new ConcurrentHashMap<>();
+
+	/** The keys held or about to be put: never fewer than the map holds, never more than {@link #maxKeys}. */
+	private final AtomicInteger size = new AtomicInteger();
+
+	/** Follows {@link #settings}. */
+	private volatile int maxKeys;
+
+	/** How long a key is kept after its last recorded use; follows {@link #settings}. */
+	private volatile long expireNanos;
+
+	/** Guards {@link #hand}, eviction and sweeps. */
+	private final ReentrantLock maintenance = new ReentrantLock();
+
+	/** Where the search for a key to forget goes on; guarded by {@link #maintenance}. */
+	private @Nullable Iterator<Map.Entry<String, KeyState>> hand;
+
+	/** Whether a sweep for idle keys is scheduled. */
+	private final AtomicBoolean sweepScheduled = new AtomicBoolean();
+
+	/** How long permits were recently held: an average over the last returned ones. */
+	private volatile long typicalHoldNanos;
+
+	/**
+	 * Creates the store of one limiter.
+	 * @param limiterName the limiter's name
+	 * @param settings the limiter's settings
+	 * @param ticker the clock
+	 */
+	InMemoryRateLimitStore(String limiterName, RateLimiterSettings settings, Ticker ticker) {
+		this.limiterName = limiterName;
+		this.settings = settings;
+		long origin = ticker.read();
+		this.clock = () -> ticker.read() - origin;
+		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+	}
+
+	/**
+	 * Takes new settings of the same shape: every key keeps its state, and a bucket holds no more
+	 * than a new capacity from its next decision. Idle keys are forgotten by the new settings'
+	 * horizon, which tells when a key is full under them; a lower {@code max-keys} is reached as
+	 * new keys come.
+	 */
+	@Override
+	public boolean updateSettings(RateLimiterSettings settings) {
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
+		this.settings = settings;
+		return true;
+	}
+
+	/**
+	 * How long after its last use a key is surely back to full: its bucket refilled from empty,
+	 * its windows emptied and its leases expired, counted from the latest slot a call may have
+	 * reserved within the limiter's {@code max-wait}. A call that waits longer than the limiter's
+	 * {@code max-wait} keeps its key alive only while its key is in use.
+	 * @param settings the limiter's settings
+	 * @return the time in nanoseconds
+	 */
+	static long idleHorizonNanos(RateLimiterSettings settings) {
+		long horizon = 0;
+		TokenBucketSettings bucket = settings.tokenBucket();
+		if (bucket != null) {
+			long periods = Durations.mulDivCeil(bucket.capacity(), 1, bucket.refillTokens());
+			horizon = Durations.mulDivCeil(periods, bucket.refillPeriodNanos(), 1);
+		}
+		// A counter's previous fixed window weighs in until two periods after it began.
+		int windowSpan = (settings.windowAlgorithm() == WindowAlgorithm.COUNTER) ? 2 : 1;
+		for (WindowSettings window : settings.windows()) {
+			horizon = Math.max(horizon, Durations.mulDivCeil(window.periodNanos(), windowSpan, 1));
+		}
+		if (settings.maxConcurrent() > 0) {
+			horizon = Math.max(horizon, Durations.saturatedNanos(settings.leaseTimeout()));
+		}
+		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.saturatedNanos(settings.maxWait())), 1);
+	}
+
+	@Override
+	public String getType() {
+		return RateLimiterSettings.MEMORY_STORE;
+	}
+
+	/** The key's state, made at its first use. */
+	KeyState state(String key) {
+		if (key.isEmpty()) {
+			KeyState shared = this.shared;
+			return (shared != null) ? shared : sharedState();
+		}
+		KeyState state = this.states.get(key);
+		return (state != null) ? state : add(key);
+	}
+
+	private synchronized KeyState sharedState() {
+		KeyState shared = this.shared;
+		if (shared == null) {
+			shared = new KeyState(this.settings, this.clock.read());
+			this.shared = shared;
+		}
+		return shared;
+	}
+
+	/** Puts a new key, after making room for it when the store holds {@code max-keys}. */
+	private KeyState add(String key) {
+		while (true) {
+			KeyState existing = this.states.get(key);
+			if (existing != null) {
+				return existing;
+			}
+			int held = this.size.get();
+			if (held >= this.maxKeys) {
+				makeRoom();
+				continue;
+			}
+			if (!this.size.compareAndSet(held, held + 1)) {
+				continue;
+			}
+			KeyState fresh = new KeyState(this.settings, this.clock.read());
+			existing = this.states.putIfAbsent(key, fresh);
+			if (existing == null) {
+				scheduleSweep();
+				return fresh;
+			}
+			this.size.decrementAndGet();
+			return existing;
+		}
+	}
+
+	/**
+	 * Looks a key up again after its state was retired, removing that state if still there. Never
+	 * the shared key's: only the states of {@link #states} are retired, by a sweep or an eviction.
+	 */
+	private KeyState replace(String key, KeyState retired) {
+		if (this.states.remove(key, retired)) {
+			this.size.decrementAndGet();
+		}
+		return state(key);
+	}
+
+	@Override
+	public RateLimitDecision tryAcquire(String key, long cost) {
+		KeyState state = state(key);
+		KeyState.Slots slots = state.slots;
+		if (slots == null) {
+			return decideBucket(state, key, cost, 0, null);
+		}
+		if (slots.soleWindow != null) {
+			return decideSoleWindow(state, key, cost);
+		}
+		while (true) {
+			RateLimitDecision decision = decideSlots(state, key, cost, 0, true, null);
+			if (decision != null) {
+				return decision;
+			}
+			state = replace(key, state);
+		}
+	}
+
+	@Override
+	public Reservation reserve(String key, long cost, long maxWaitNanos) {
+		KeyState state = state(key);
+		Ticket[] ticket = new Ticket[1];
+		if (state.slots == null) {
+			RateLimitDecision decision = decideBucket(state, key, cost, maxWaitNanos, ticket);
+			// the state the decision was made on: the key's may have been replaced meanwhile
+			return new MemoryReservation(ticket[0] != null ? ticket[0].state() : state, ticket[0], decision);
+		}
+		while (true) {
+			RateLimitDecision decision = decideSlots(state, key, cost, maxWaitNanos, true, ticket);
+			if (decision != null) {
+				return new MemoryReservation(state, ticket[0], decision);
+			}
+			state = replace(key, state);
+		}
+	}
+
+	/**
+	 * Decides a call of a bucket-only limiter without a lock: the bucket is swapped by
+	 * compare-and-set, and the decision is made again when another thread swapped it first, or on
+	 * the key found again when the state was retired meanwhile.
+	 * @param ticket where to leave what an admitted call took, or {@code null}
+	 * @return the decision
+	 */
+	private RateLimitDecision decideBucket(KeyState state, String key, long cost, long maxWaitNanos,
+			Ticket @Nullable [] ticket) {
+		RateLimiterSettings settings = this.settings;
+		int lost = 0;
+		while (true) {
+			KeyState.Bucket bucket = state.bucket();
+			if (bucket == KeyState.RETIRED) {
+				state = replace(key, state);
+				continue;
+			}
+			// Read after the bucket, so that it is not behind the time the bucket was written at.
+			long now = this.clock.read();
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, now, cost,
+					maxWaitNanos, 0);
+			boolean permitted = verdict.permitted();
+			KeyState.Bucket taken = verdict.taken();
+			if (permitted && bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
+				// Another thread decided first: retry at once, and after repeated losses step aside
+				// briefly, as Resilience4j does, so the threads on one key do not keep failing each
+				// other.
+				if (++lost > 1) {
+					LockSupport.parkNanos(1);
+				}
+				else {
+					Thread.onSpinWait();
+				}
+				continue;
+			}
+			if (permitted) {
+				state.used(now, ACCESS_TOLERANCE_NANOS);
+				if (ticket != null) {
+					ticket[0] = new Ticket(state, 0, cost, verdict.at(), bucket, taken);
+				}
+			}
+			return RateLimitDecision.of(this.limiterName, key, permitted, permitted ? verdict.at() - now : 0,
+					verdict.retryAfterNanos(), false, 0, settings, permitted ? verdict.at() : now,
+					permitted ? taken : verdict.refilled(), null);
+		}
+	}
+
+	/**
+	 * Decides a call of a limiter with windows or permits under the key's monitor. With
+	 * {@code commit} false, only tells what would be decided.
+	 * @param ticket where to leave what an admitted call took, or {@code null}
+	 * @return the decision, or {@code null} when the state was retired
+	 */
+	private @Nullable RateLimitDecision decideSlots(KeyState state, String key, long cost, long maxWaitNanos,
+			boolean commit, Ticket @Nullable [] ticket) {
+		KeyState.Slots slots = Objects.requireNonNull(state.slots);
+		RateLimiterSettings settings = this.settings;
+		synchronized (state) {
+			if (state.retired) {
+				return null;
+			}
+			KeyState.Bucket bucket = state.bucket();
+			long now = this.clock.read();
+			LimiterAlgorithm.prune(settings, slots, now);
+			LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, slots, now, cost,
+					maxWaitNanos, this.typicalHoldNanos);
+			if (!verdict.permitted() || !commit) {
+				return describe(settings, key, verdict.refilled(), slots, now, verdict.permitted(), 0, verdict.retryAfterNanos(),
+						verdict.concurrencyLimited());
+			}
+			KeyState.Bucket taken = verdict.taken();
+			if (bucket != null && taken != null) {
+				state.replaceBucket(bucket, taken); // always succeeds: its writers hold the monitor
+			}
+			long sequence = LimiterAlgorithm.admit(settings, slots, verdict.at(), cost);
+			state.used(now, ACCESS_TOLERANCE_NANOS);
+			if (ticket != null) {
+				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
+			}
+			return describe(settings, key, taken, slots, verdict.at(), true, verdict.at() - now, 0, false);
+		}
+	}
+
+	/**
+	 * Decides a call without a wait of a key whose only constraint is one window, as
+	 * {@link #decideSlots} does (under the key's monitor, the same window operations in the same
+	 * order), but without what that general path computes for buckets, several windows and
+	 * permits.
+	 * <p>
+	 * Speed: this is the exact window's hot path, so it does only what one window
+	 * needs. The window's work is in {@link #takeFromSoleWindow}, which returns a number, and the
+	 * decision is built at one place, outside the monitor. On JDK 17 the decision (72 B) and its
+	 * quota array (32 B) are still allocated: the JIT compiles the limiter's {@code tryAcquire}
+	 * with all of this inlined into one method too big to inline into its caller, so the decision
+	 * escapes as a return value and cannot be scalar-replaced (seen with {@code -prof gc} and
+	 * {@code -XX:+PrintInlining}).
+	 */
+	private RateLimitDecision decideSoleWindow(KeyState state, String key, long cost) {
+		while (true) {
+			RateLimiterSettings settings = this.settings;
+			WindowSettings windowSettings = settings.windows().get(0);
+			boolean retired;
+			long now = 0;
+			long retryAfterNanos = 0;
+			long remaining = 0;
+			long nanosUntilMore = 0;
+			synchronized (state) {
+				retired = state.retired;
+				if (!retired) {
+					SlidingWindow window = Objects.requireNonNull(Objects.requireNonNull(state.slots).soleWindow);
+					now = this.clock.read();
+					retryAfterNanos = takeFromSoleWindow(state, window, windowSettings, now, cost);
+					remaining = window.remaining(windowSettings, now);
+					nanosUntilMore = window.nanosUntilMore(windowSettings, now);
+				}
+			}
+			if (!retired) {
+				return RateLimitDecision.of(this.limiterName, key, retryAfterNanos == 0, 0, retryAfterNanos, false, 0,
+						settings, now, null, new long[] { remaining, nanosUntilMore });
+			}
+			state = replace(key, state);
+		}
+	}
+
+	/**
+	 * Admits a call at {@code now} into a key's only window if it has room; the caller holds the
+	 * key's monitor.
+	 * @return 0 when admitted, else how long until the window would admit it (positive)
+	 */
+	private static long takeFromSoleWindow(KeyState state, SlidingWindow window, WindowSettings settings, long now,
+			long cost) {
+		window.prune(settings, now);
+		long at = window.availableAt(settings, now, cost);
+		if (at != now) {
+			return at - now; // a window admits nobody before "now"
+		}
+		KeyState.Slots slots = Objects.requireNonNull(state.slots);
+		window.add(settings, now, cost, ++slots.admissions);
+		state.used(now, ACCESS_TOLERANCE_NANOS);
+		return 0;
+	}
+
+	/** A decision of a key with windows or permits; the caller holds the key's monitor. */
+	private RateLimitDecision describe(RateLimiterSettings settings, String key, KeyState.@Nullable Bucket bucket, KeyState.Slots slots, long at,
+			boolean permitted, long waitNanos, long retryAfterNanos, boolean concurrencyLimited) {
+		long[] windowQuotas = null;
+		SlidingWindow[] windows = slots.windows;
+		if (windows != null) {
+			windowQuotas = new long[windows.length * 2];
+			for (int i = 0; i < windows.length; i++) {
+				WindowSettings window = settings.windows().get(i);
+				windowQuotas[2 * i] = windows[i].remaining(window, at);
+				windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
+			}
+		}
+		return RateLimitDecision.of(this.limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
+				slots.inFlight(), settings, at, bucket, windowQuotas);
+	}
+
+	@Override
+	public void awaitPermit(String key, long nanos) throws InterruptedException {
+		KeyState state = state(key);
+		KeyState.Slots slots = state.slots;
+		Leases leases = (slots != null) ? slots.leases : null;
+		if (slots == null || leases == null) {
+			return;
+		}
+		synchronized (state) {
+			// A permit may have come back since the rejection: then there is nothing to wait for.
+			RateLimiterSettings settings = this.settings;
+			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
+			if (leases.size() < settings.maxConcurrent()) {
+				return;
+			}
+			// Wait at most until the oldest lease expires: then a permit is free for sure.
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.saturatedNanos(settings.leaseTimeout()))
+					- this.clock.read();
+			long deadline = System.nanoTime() + Math.min(nanos, untilExpiry);
+			long admissions = slots.admissions;
+			int inFlight = leases.size();
+			slots.permitWaiters++;
+			try {
+				// Woken by a returned permit of this key: stop once fewer permits are held than when
+				// we began, or somebody was admitted (and took the returned one first).
+				long left = deadline - System.nanoTime();
+				while (left > 0 && slots.admissions == admissions && leases.size() >= inFlight) {
+					TimeUnit.NANOSECONDS.timedWait(state, left);
+					left = deadline - System.nanoTime();
+				}
+			}
+			finally {
+				slots.permitWaiters--;
+			}
+		}
+	}
+
+	/**
+	 * Completes when a permit of the key is returned, its oldest lease expires or the time is up
+	 * (on {@code scheduler}), without holding a thread: the waiter is a future in the key's state,
+	 * completed by whoever returns a permit, once it left the key's monitor. A waiter that times out
+	 * or is cancelled removes itself, and cancels its timer.
+	 */
+	@Override
+	public CompletableFuture<Void> awaitPermitAsync(String key, long nanos, ScheduledExecutorService scheduler) {
+		KeyState state = state(key);
+		KeyState.Slots slots = state.slots;
+		Leases leases = (slots != null) ? slots.leases : null;
+		if (slots == null || leases == null) {
+			return CompletableFuture.completedFuture(null);
+		}
+		CompletableFuture<Void> ready = new CompletableFuture<>();
+		long delay;
+		synchronized (state) {
+			// A permit may have come back since the rejection: then there is nothing to wait for.
+			RateLimiterSettings settings = this.settings;
+			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
+			if (leases.size() < settings.maxConcurrent()) {
+				return CompletableFuture.completedFuture(null);
+			}
+			// Wait at most until the oldest lease expires: then a permit is free for sure.
+			long untilExpiry = Durations.saturatedAdd(leases.oldestStart(), Durations.saturatedNanos(settings.leaseTimeout()))
+					- this.clock.read();
+			delay = Math.max(0, Math.min(nanos, untilExpiry));
+			slots.addPermitFuture(ready);
+		}
+		ScheduledFuture<?> timer;
+		try {
+			Runnable timeUp = () -> ready.complete(null);
+			timer = scheduler.schedule(timeUp, delay, TimeUnit.NANOSECONDS);
+		}
+		catch (RuntimeException ex) {
+			synchronized (state) {
+				slots.removePermitFuture(ready);
+			}
+			throw ex;
+		}
+		ready.whenComplete((done, ex) -> {
+			timer.cancel(false);
+			synchronized (state) {
+				slots.removePermitFuture(ready);
+			}
+		});
+		return ready;
+	}
+
+	@Override
+	public RateLimitDecision inspect(String key) {
+		KeyState state = key.isEmpty() ? this.shared : this.states.get(key);
+		while (true) {
+			if (state == null) {
+				state = new KeyState(this.settings, this.clock.read());
+			}
+			// permitted when a call of cost 1 would be admitted now
+			RateLimitDecision decision = (state.slots == null) ? inspectBucket(state, key)
+					: decideSlots(state, key, 1, 0, false, null);
+			if (decision != null) {
+				return decision;
+			}
+			state = null; // forgotten meanwhile: as good as new
+		}
+	}
+
+	private @Nullable RateLimitDecision inspectBucket(KeyState state, String key) {
+		KeyState.Bucket bucket = state.bucket();
+		if (bucket == KeyState.RETIRED) {
+			return null;
+		}
+		RateLimiterSettings settings = this.settings;
+		long now = this.clock.read();
+		LimiterAlgorithm.Verdict verdict = LimiterAlgorithm.decide(settings, bucket, null, now, 1, 0, 0);
+		return RateLimitDecision.of(this.limiterName, key, verdict.permitted(), 0, verdict.retryAfterNanos(), false, 0,
+				settings, now, verdict.refilled(), null);
+	}
+
+	@Override
+	public void reset(String key) {
+		if (key.isEmpty()) {
+			this.shared = null;
+		}
+		else {
+			KeyState removed = this.states.remove(key);
+			if (removed != null) {
+				this.size.decrementAndGet();
+			}
+		}
+	}
+
+	/**
+	 * Returns how many keys the store holds now, the shared bucket aside, after forgetting those
+	 * that are due.
+	 * @return the number of keys held
+	 */
+	@Override
+	public OptionalLong keyCount() {
+		sweep();
+		return OptionalLong.of(this.states.size());
+	}
+
+	/**
+	 * Returns the keys held, counting those being put: at any instant at least the keys in the
+	 * map and at most {@code max-keys}.
+	 */
+	int heldKeys() {
+		return this.size.get();
+	}
+
+	/** Forgets the keys of a sample, the least recently used one, until there is room for one more key. */
+	private void makeRoom() {
+		this.maintenance.lock();
+		try {
+			while (this.size.get() >= this.maxKeys) {
+				if (!forgetOne()) {
+					// Every key counted is still being put by another thread: let it finish.
+					Thread.yield();
+					return;
+				}
+			}
+		}
+		finally {
+			this.maintenance.unlock();
+		}
+	}
+
+	/** Forgets the key used least recently of a few sampled; the caller holds {@link #maintenance}. */
+	private boolean forgetOne() {
+		Map.Entry<String, KeyState> victim = null;
+		for (int i = 0; i < EVICTION_SAMPLE; i++) {
+			Iterator<Map.Entry<String, KeyState>> hand = this.hand;
+			if (hand == null || !hand.hasNext()) {
+				hand = this.states.entrySet().iterator();
+				this.hand = hand;
+				if (!hand.hasNext()) {
+					break;
+				}
+			}
+			Map.Entry<String, KeyState> candidate = hand.next();
+			if (victim == null || candidate.getValue().lastUsed - victim.getValue().lastUsed < 0) {
+				victim = candidate;
+			}
+		}
+		if (victim == null) {
+			return false;
+		}
+		KeyState state = victim.getValue();
+		retire(state);
+		if (this.states.remove(victim.getKey(), state)) {
+			this.size.decrementAndGet();
+		}
+		return true;
+	}
+
+	/** Retires a state whatever it holds: the store forgets its key. */
+	private static void retire(KeyState state) {
+		if (state.slots != null) {
+			synchronized (state) {
+				state.retired = true;
+			}
+			return;
+		}
+		while (true) {
+			KeyState.Bucket bucket = state.bucket();
+			if (bucket == null || bucket == KeyState.RETIRED || state.replaceBucket(bucket, KeyState.RETIRED)) {
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Forgets every key idle for {@link #expireNanos}, each retired only if no decision was made
+	 * on it meanwhile: a bucket-only key by compare-and-set from the bucket that is back to full,
+	 * any other under its monitor, where its decisions record their use.
+	 */
+	void sweep() {
+		this.maintenance.lock();
+		try {
+			long now = this.clock.read();
+			for (Map.Entry<String, KeyState> entry : this.states.entrySet()) {
+				KeyState state = entry.getValue();
+				if (retireIfIdle(state, now) && this.states.remove(entry.getKey(), state)) {
+					this.size.decrementAndGet();
+				}
+			}
+		}
+		finally {
+			this.maintenance.unlock();
+		}
+	}
+
+	private boolean retireIfIdle(KeyState state, long now) {
+		if (state.slots != null) {
+			synchronized (state) {
+				if (!state.retired && now - state.lastUsed >= this.expireNanos) {
+					state.retired = true;
+				}
+				return state.retired;
+			}
+		}
+		KeyState.Bucket bucket = state.bucket();
+		if (bucket == KeyState.RETIRED) {
+			return true;
+		}
+		if (bucket == null || now - state.lastUsed < this.expireNanos) {
+			return false;
+		}
+		// A decision racing this sweep may not have recorded its use yet: its bucket is not full.
+		TokenBucketSettings bucketSettings = Objects.requireNonNull(this.settings.tokenBucket());
+		KeyState.Bucket refilled = bucket.refill(bucketSettings, now);
+		return refilled.tokens() >= bucketSettings.capacity() && refilled.updatedAt() <= now
+				&& state.replaceBucket(bucket, KeyState.RETIRED);
+	}
+
+	/**
+	 * Schedules a sweep for idle keys unless one is: the store forgets idle keys even when nobody
+	 * calls it. The task holds the store only weakly, so a store dropped meanwhile is not kept.
+	 */
+	private void scheduleSweep() {
+		if (this.sweepScheduled.get() || !this.sweepScheduled.compareAndSet(false, true)) {
+			return;
+		}
+		WeakReference<InMemoryRateLimitStore> store = new WeakReference<>(this);
+		long delay = Math.min(this.expireNanos, MAX_SWEEP_DELAY_NANOS);
+		CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS).execute(() -> {
+			InMemoryRateLimitStore live = store.get();
+			if (live != null) {
+				live.sweepScheduled.set(false);
+				live.sweep();
+				if (!live.states.isEmpty()) {
+					live.scheduleSweep();
+				}
+			}
+		});
+	}
+
+	/**
+	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and,
+	 * when the call ran, learns its hold time. The caller holds the key's monitor.
+	 * @return the waiters without a thread, to complete once the monitor is left, or {@code null}
+	 */
+	private @Nullable Set<CompletableFuture<Void>> permitReturned(KeyState state, long start, boolean used) {
+		KeyState.Slots slots = state.slots;
+		if (start == Long.MIN_VALUE || slots == null) {
+			return null;
+		}
+		if (slots.permitWaiters > 0) {
+			state.notifyAll();
+		}
+		Set<CompletableFuture<Void>> woken = slots.takePermitFutures();
+		// Only a call that ran tells how long calls hold their permit, not one given back.
+		if (used) {
+			long held = Math.max(0, this.clock.read() - start);
+			long typical = this.typicalHoldNanos;
+			// An exponentially weighted average over about the last eight permits; a lost race
+			// only drops one sample.
+			this.typicalHoldNanos = (typical == 0) ? Math.max(1, held) : Math.max(1, typical + (held - typical) / 8);
+		}
+		return woken;
+	}
+
+	/** Completes the waiters of a returned permit, outside the key's monitor: they may go on at once. */
+	private static void wake(@Nullable Set<CompletableFuture<Void>> woken) {
+		if (woken != null) {
+			for (CompletableFuture<Void> waiter : woken) {
+				waiter.complete(null);
+			}
+		}
+	}
+
+	private final class MemoryReservation implements Reservation {
+
+		private final KeyState state;
+
+		/** What the call took; {@code null} when it was rejected. */
+		private final @Nullable Ticket ticket;
+
+		private final RateLimitDecision decision;
+
+		/** Whether the call was given back or its permit returned; guarded by the state's monitor. */
+		private boolean done;
+
+		MemoryReservation(KeyState state, @Nullable Ticket ticket, RateLimitDecision decision) {
+			this.state = state;
+			this.ticket = ticket;
+			this.decision = decision;
+		}
+
+		@Override
+		public RateLimitDecision getDecision() {
+			return this.decision;
+		}
+
+		@Override
+		public void cancel() {
+			Set<CompletableFuture<Void>> woken = null;
+			synchronized (this.state) {
+				if (this.decision.isPermitted() && !this.done) {
+					this.done = true;
+					woken = permitReturned(this.state,
+							LimiterAlgorithm.giveBack(settings, this.state, Objects.requireNonNull(this.ticket), clock),
+							false);
+				}
+			}
+			wake(woken);
+		}
+
+		@Override
+		public void release() {
+			if (settings.maxConcurrent() == 0) {
+				return;
+			}
+			Set<CompletableFuture<Void>> woken = null;
+			synchronized (this.state) {
+				if (this.decision.isPermitted() && !this.done) {
+					this.done = true;
+					woken = permitReturned(this.state, LimiterAlgorithm.release(this.state.slots,
+							Objects.requireNonNull(this.ticket).sequence()),
+							true);
+				}
+			}
+			wake(woken);
+		}
+
+		@Override
+		public String toString() {
+			return "Reservation[" + this.decision + "]";
+		}
+
+	}
+
+	@Override
+	public String toString() {
+		return "InMemoryRateLimitStore[" + this.limiterName + ", keys=" + heldKeys() + "]";
+	}
+
+}

@@ -1,0 +1,79 @@
+package dev.resilience.ratelimit.store;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ManualTicker;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitRequest;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * A call over several limiters whose give-backs fail: every reservation is still given back, and
+ * the first failure is thrown with the others suppressed in it.
+ */
+class GiveBackFailureTests {
+
+	private final ManualTicker ticker = new ManualTicker();
+
+	@Test
+	void aRejectionWhoseGiveBacksFailThrowsTheFirstFailureWithTheOthersSuppressed() {
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.store("sticky", (name, settings, ticker) -> new ForwardingStore("sticky",
+					new InMemoryRateLimitStore(name, settings, ticker)) {
+
+				@Override
+				public Reservation reserve(String key, long cost, long maxWaitNanos) {
+					Reservation reservation = super.reserve(key, cost, maxWaitNanos);
+					return new Reservation() {
+
+						@Override
+						public RateLimitDecision getDecision() {
+							return reservation.getDecision();
+						}
+
+						@Override
+						public void cancel() {
+							reservation.cancel();
+							throw new IllegalStateException("cannot give back to " + name);
+						}
+
+						@Override
+						public void release() {
+							reservation.release();
+						}
+
+					};
+				}
+
+			})
+			.limiter("a", RateLimiterSettings.builder().store("sticky").window(5, Duration.ofSeconds(1)).build())
+			.limiter("b", RateLimiterSettings.builder().store("sticky").window(5, Duration.ofSeconds(1)).build())
+			.limiter("c", RateLimiterSettings.builder().window(1, Duration.ofMinutes(1)).build())
+			.build();
+		registry.get("c").acquire("k", 1, Duration.ZERO);
+
+		IllegalStateException failure = catchThrowableOfType(IllegalStateException.class,
+				() -> registry.acquireAll(List.of(new RateLimitRequest(registry.get("a"), "k", 1, Duration.ZERO),
+						new RateLimitRequest(registry.get("b"), "k", 1, Duration.ZERO),
+						new RateLimitRequest(registry.get("c"), "k", 1, Duration.ZERO))));
+
+		assertThat(failure).hasMessage("cannot give back to a");
+		assertThat(failure.getSuppressed()).singleElement()
+			.satisfies((suppressed) -> assertThat(suppressed).hasMessage("cannot give back to b"));
+		// both were given back all the same
+		assertThat(registry.get("a").inspect("k").getRemaining()).isEqualTo(5);
+		assertThat(registry.get("b").inspect("k").getRemaining()).isEqualTo(5);
+	}
+
+}

@@ -1,0 +1,18 @@
+package dev.resilience.ratelimit.store;
+
+
+import dev.resilience.ratelimit.RateLimiterSettings;
+/** The store contract, kept by the in-memory store. */
+class InMemoryStoreContractTests extends StoreContractTests {
+
+	@Override
+	protected String storeType() {
+		return RateLimiterSettings.MEMORY_STORE;
+	}
+
+	@Override
+	protected RateLimitStoreFactory storeFactory() {
+		return InMemoryRateLimitStore::new;
+	}
+
+}

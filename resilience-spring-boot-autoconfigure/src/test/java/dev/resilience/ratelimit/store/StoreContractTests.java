@@ -1,0 +1,401 @@
+package dev.resilience.ratelimit.store;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimitDecision.Quota;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimitRequest;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.RefillStrategy;
+import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * The rate-limiting rules (docs/rate-limiting.md) that every store must keep, run against each store by a subclass. The
+ * time is real (a remote store decides on its server's clock, which a test cannot move), so the
+ * tests count within periods far longer than a run, and the few that need time to pass use short
+ * periods with generous bounds.
+ */
+public abstract class StoreContractTests {
+
+	private static final AtomicLong names = new AtomicLong();
+
+	/**
+	 * Returns the type of the store under test.
+	 * @return the store type
+	 */
+	protected abstract String storeType();
+
+	/**
+	 * Returns the factory of the store under test.
+	 * @return the factory
+	 */
+	protected abstract RateLimitStoreFactory storeFactory();
+
+	private RateLimiterRegistry registry(String name, RateLimiterSettings.Builder settings) {
+		return StoreRateLimiterRegistry.builder()
+			.store(storeType(), storeFactory())
+			.limiter(name, settings.store(storeType()).build())
+			.build();
+	}
+
+	/**
+	 * Creates a limiter of a name used by no other test, so that tests sharing a server do not share keys.
+	 * @param settings the limiter's settings
+	 * @return the limiter
+	 */
+	protected RateLimiter limiter(RateLimiterSettings.Builder settings) {
+		String name = "contract-" + names.incrementAndGet() + "-" + System.nanoTime();
+		return registry(name, settings).get(name);
+	}
+
+	@Test
+	void greedyBucketAdmitsItsCapacityThenTellsWhenTheNextTokenComes() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.GREEDY));
+		for (int i = 0; i < 5; i++) {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		RateLimitDecision rejected = limiter.tryAcquire("k", 1);
+		assertThat(rejected.isPermitted()).isFalse();
+		assertThat(rejected.getRetryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+		assertThat(rejected.getRemaining()).isZero();
+	}
+
+	@Test
+	void intervalBucketAddsWholeRefillsPerPeriod() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(4, 2, Duration.ofHours(1), RefillStrategy.INTERVAL));
+		assertThat(limiter.tryAcquire("k", 3).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isFalse();
+		RateLimitDecision last = limiter.tryAcquire("k", 1);
+		assertThat(last.isPermitted()).isTrue();
+		assertThat(last.getQuotas()).singleElement().satisfies((quota) -> {
+			assertThat(quota.remaining()).isZero();
+			assertThat(quota.reset()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+		});
+	}
+
+	@Test
+	void exactWindowCountsConcurrentCallsSeparately() throws InterruptedException {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(50, Duration.ofHours(1)));
+		AtomicInteger admitted = new AtomicInteger();
+		runConcurrently(16, 10, () -> {
+			if (limiter.tryAcquire("k", 1).isPermitted()) {
+				admitted.incrementAndGet();
+			}
+		});
+		assertThat(admitted).hasValue(50);
+		RateLimitDecision state = limiter.inspect("k");
+		assertThat(state.isPermitted()).isFalse();
+		assertThat(state.getQuotas()).extracting(Quota::remaining).containsExactly(0L);
+	}
+
+	@Test
+	void counterWindowAdmitsItsLimitInAFreshWindow() throws InterruptedException {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(20, Duration.ofHours(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER));
+		AtomicInteger admitted = new AtomicInteger();
+		runConcurrently(8, 5, () -> {
+			if (limiter.tryAcquire("k", 1).isPermitted()) {
+				admitted.incrementAndGet();
+			}
+		});
+		assertThat(admitted).hasValue(20);
+	}
+
+	@Test
+	void rejectedCallConsumesNothingAnywhere() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(3, Duration.ofHours(1))
+			.window(5, Duration.ofHours(2)));
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		for (int i = 0; i < 5; i++) {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		}
+		assertThat(limiter.inspect("k").getQuotas()).extracting(Quota::remaining).containsExactly(7L, 0L, 2L);
+	}
+
+	@Test
+	void quotasDescribeEachConstraint() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(1, 3, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.window(7, Duration.ofMinutes(90)));
+		assertThat(limiter.inspect("k").getQuotas()).containsExactly(
+				new Quota(Quota.Type.TOKEN_BUCKET, 1, Duration.ofNanos(333_333_334), 1, Duration.ZERO),
+				new Quota(Quota.Type.WINDOW, 7, Duration.ofMinutes(90), 7, Duration.ZERO));
+		RateLimiter even = limiter(RateLimiterSettings.builder()
+			.tokenBucket(5, 2, Duration.ofSeconds(1), RefillStrategy.INTERVAL));
+		assertThat(even.inspect("k").getQuotas().get(0).window()).isEqualTo(Duration.ofMillis(2500));
+	}
+
+	@Test
+	void costCountsInEveryConstraintAndTooLargeACostIsAnError() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(10, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(5, Duration.ofHours(1)));
+		assertThat(limiter.tryAcquire("k", 3).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 3).isPermitted()).isFalse();
+		RateLimitDecision cheaper = limiter.tryAcquire("k", 2);
+		assertThat(cheaper.isPermitted()).isTrue();
+		assertThat(cheaper.getQuotas()).extracting(Quota::remaining).containsExactly(5L, 0L);
+		assertThatIllegalArgumentException().isThrownBy(() -> limiter.tryAcquire("k", 6));
+	}
+
+	@Test
+	void reservationWithinMaxWaitTellsTheDelayAndOneBeyondIsRejectedChangingNothing() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofSeconds(2), RefillStrategy.GREEDY));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		Reservation tooFar = limiter.reserve("k", 1, Duration.ofSeconds(1));
+		assertThat(tooFar.getDecision().isPermitted()).isFalse();
+		assertThat(tooFar.getDecision().getRetryAfter()).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));
+		Reservation reserved = limiter.reserve("k", 1, Duration.ofSeconds(3));
+		assertThat(reserved.getDecision().isPermitted()).isTrue();
+		assertThat(reserved.getDecision().getWait()).isBetween(Duration.ofSeconds(1), Duration.ofSeconds(2));
+		// the reserved slot is taken: the next one lies a whole refill later
+		Reservation next = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(next.getDecision().getWait()).isBetween(Duration.ofSeconds(3), Duration.ofSeconds(4));
+	}
+
+	@Test
+	void giveBackRestoresEveryConstraintWhateverOthersDidMeanwhile() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(3, Duration.ofHours(1))
+			.window(4, Duration.ofHours(2)));
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		first.cancel();
+		first.cancel();
+		// The windows get their slot back exactly. The bucket gets its token back only when it could
+		// not have refilled meanwhile: another call took from it, so it may stay one short.
+		List<Quota> quotas = limiter.inspect("k").getQuotas();
+		assertThat(quotas.get(0).remaining()).isBetween(3L, 4L);
+		assertThat(quotas.subList(1, 3)).extracting(Quota::remaining).containsExactly(2L, 3L);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
+	void exactWindowReservesTheSlotWhenItsOldestEntryLeaves() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(2, Duration.ofSeconds(2)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		sleep(500);
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		Reservation third = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(third.getDecision().isPermitted()).isTrue();
+		assertThat(third.getDecision().getWait()).isBetween(Duration.ofMillis(1), Duration.ofMillis(1500));
+		// behind the third, in line: the fourth waits for the second call's entry to leave
+		Reservation fourth = limiter.reserve("k", 1, Duration.ofSeconds(5));
+		assertThat(fourth.getDecision().getWait()).isBetween(third.getDecision().getWait().plusMillis(400),
+				Duration.ofSeconds(2));
+		fourth.cancel();
+		third.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+		assertThat(limiter.reserve("k", 1, Duration.ofSeconds(5)).getDecision().getWait())
+			.isBetween(Duration.ofMillis(1), Duration.ofMillis(1500));
+	}
+
+	@Test
+	void counterWindowGivesBackExactly() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(3, Duration.ofHours(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER));
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		Reservation second = limiter.reserve("k", 1, Duration.ZERO);
+		first.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+		second.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(3);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		}
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	@Test
+	void permitOfACallRejectedByAStackedLimiterIsGivenBack() {
+		String perUser = "user-" + names.incrementAndGet();
+		String global = "global-" + names.incrementAndGet();
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.store(storeType(), storeFactory())
+			.limiter(perUser, RateLimiterSettings.builder().store(storeType()).maxConcurrent(1, Duration.ofHours(1)).build())
+			.limiter(global, RateLimiterSettings.builder().store(storeType()).window(1, Duration.ofHours(1)).build())
+			.build();
+		List<RateLimitRequest> requests = List.of(new RateLimitRequest(registry.get(perUser), "u", 1, Duration.ZERO),
+				new RateLimitRequest(registry.get(global), "", 1, Duration.ZERO));
+		registry.acquireAll(requests).close();
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> registry.acquireAll(requests));
+		assertThat(registry.get(perUser).inspect("u").getInFlight()).isZero();
+		registry.get(perUser).acquire("u", 1, Duration.ZERO).close();
+	}
+
+	@Test
+	void giveBackOfTheLatestCallRestoresTheBucketExactly() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(3, 3, Duration.ofMillis(300), RefillStrategy.INTERVAL));
+		limiter.tryAcquire("k", 1);
+		Reservation second = limiter.reserve("k", 2, Duration.ZERO);
+		assertThat(second.getDecision().isPermitted()).isTrue();
+		second.cancel();
+		assertThat(limiter.inspect("k").getRemaining()).isGreaterThanOrEqualTo(2);
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isTrue();
+	}
+
+	@Test
+	void concurrencyPermitsAreCountedAndReturned() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().maxConcurrent(2, Duration.ofHours(1)));
+		Permit one = limiter.acquire("k", 1, Duration.ZERO);
+		Permit two = limiter.acquire("k", 1, Duration.ZERO);
+		Reservation third = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(third.getDecision().isPermitted()).isFalse();
+		assertThat(third.getDecision().isConcurrencyLimited()).isTrue();
+		assertThat(third.getDecision().getInFlight()).isEqualTo(2);
+		assertThat(third.getDecision().getRetryAfter()).isPositive().isLessThan(Duration.ofMinutes(1));
+		one.close();
+		one.close();
+		Permit again = limiter.acquire("k", 1, Duration.ZERO);
+		assertThat(again.getDecisions().get(0).getInFlight()).isEqualTo(2);
+		two.close();
+		again.close();
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+	}
+
+	@Test
+	void callerWaitsForAReturnedPermitWithinItsMaxWait() throws InterruptedException {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().maxConcurrent(1, Duration.ofHours(1)));
+		Permit held = limiter.acquire("k", 1, Duration.ZERO);
+		Thread returner = new Thread(() -> {
+			sleep(100);
+			held.close();
+		});
+		returner.start();
+		try (Permit waited = limiter.acquire("k", 1, Duration.ofSeconds(10))) {
+			assertThat(waited.getWaited()).isPositive();
+		}
+		returner.join();
+	}
+
+	@Test
+	void leaseOfAHolderThatNeverReturnsItExpires() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMillis(300)));
+		limiter.acquire("k", 1, Duration.ZERO);
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
+		sleep(400);
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+	}
+
+	@Test
+	void inspectConsumesNothingAndResetStartsAfresh() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(2, 1, Duration.ofHours(1), RefillStrategy.GREEDY));
+		for (int i = 0; i < 5; i++) {
+			assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+		}
+		limiter.tryAcquire("k", 2);
+		assertThat(limiter.inspect("k").isPermitted()).isFalse();
+		limiter.reset("k");
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+	}
+
+	@Test
+	void everyKeyHasItsOwnStateWhateverItHolds() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.window(1, Duration.ofHours(1)));
+		List<String> keys = List.of("", "{", "}", "{a}", "}{", "a b", "a\u0000b", "\uD800", "\uDC00", "\u00e9",
+				"{user}:1", "x".repeat(10_240));
+		for (String key : keys) {
+			assertThat(limiter.tryAcquire(key, 1).isPermitted()).as(key).isTrue();
+		}
+		for (String key : keys) {
+			assertThat(limiter.tryAcquire(key, 1).isPermitted()).as(key).isFalse();
+		}
+	}
+
+	@Test
+	void stackedLimitersAdmitAllOrNothing() {
+		String perUser = "user-" + names.incrementAndGet();
+		String global = "global-" + names.incrementAndGet();
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.store(storeType(), storeFactory())
+			.limiter(perUser, RateLimiterSettings.builder().store(storeType()).window(5, Duration.ofHours(1)).build())
+			.limiter(global, RateLimiterSettings.builder().store(storeType()).window(2, Duration.ofHours(1)).build())
+			.build();
+		List<RateLimitRequest> requests = List.of(new RateLimitRequest(registry.get(perUser), "u", 1, Duration.ZERO),
+				new RateLimitRequest(registry.get(global), "", 1, Duration.ZERO));
+		List<Boolean> outcomes = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			try {
+				registry.acquireAll(requests).close();
+				outcomes.add(true);
+			}
+			catch (RateLimitExceededException ex) {
+				outcomes.add(false);
+			}
+		}
+		assertThat(outcomes).containsExactly(true, true, false, false);
+		assertThat(registry.get(perUser).inspect("u").getRemaining()).isEqualTo(3);
+	}
+
+	static void runConcurrently(int threads, int callsEach, Runnable call) throws InterruptedException {
+		CountDownLatch start = new CountDownLatch(1);
+		List<Thread> workers = new ArrayList<>();
+		for (int t = 0; t < threads; t++) {
+			Thread worker = new Thread(() -> {
+				try {
+					start.await();
+				}
+				catch (InterruptedException ex) {
+					return;
+				}
+				for (int i = 0; i < callsEach; i++) {
+					call.run();
+				}
+			});
+			worker.start();
+			workers.add(worker);
+		}
+		start.countDown();
+		for (Thread worker : workers) {
+			worker.join();
+		}
+	}
+
+	/**
+	 * Sleeps in real time.
+	 * @param millis how long
+	 */
+	public static void sleep(long millis) {
+		try {
+			Thread.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
