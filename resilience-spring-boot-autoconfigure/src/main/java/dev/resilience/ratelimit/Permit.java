@@ -23,7 +23,8 @@ public final class Permit implements AutoCloseable {
 	private final AtomicBoolean closed = new AtomicBoolean();
 
 	/**
-	 * Creates the permit of a call admitted by the given reservations.
+	 * Creates the permit of a call admitted by the given reservations. For registry
+	 * implementations: callers get their permits from a {@link RateLimiter}.
 	 * @param reservations one per limiter that admitted the call, in the order asked
 	 * @param waited how long the caller waited for its reserved slot
 	 */

@@ -104,7 +104,9 @@ public final class RateLimitDecision {
 	}
 
 	/**
-	 * A store's decision, whose quotas are computed from the given values when read.
+	 * A store's decision, whose quotas are computed from the given values when read. For store
+	 * implementations; the decision keeps {@code bucket} and {@code windowQuotas} as they are, so
+	 * neither may change afterwards.
 	 * @param limiterName the limiter that decided
 	 * @param key the key the decision is for
 	 * @param permitted whether the call may proceed
@@ -127,9 +129,10 @@ public final class RateLimitDecision {
 	}
 
 	/**
-	 * Returns the same decision, admitted after the given wait.
+	 * Returns this admitting decision with the wait its caller actually had: what a caller that
+	 * waited for its reserved slot reports. For registry implementations.
 	 * @param nanos the wait, in nanoseconds
-	 * @return the admitted decision
+	 * @return the decision, admitted after that wait
 	 */
 	public RateLimitDecision waited(long nanos) {
 		return new RateLimitDecision(this.limiterName, this.key, true, nanos, this.retryAfterNanos, false, this.inFlight,
@@ -301,7 +304,9 @@ public final class RateLimitDecision {
 
 	/**
 	 * A token bucket's level as a store keeps it, which a store's decision reads only when its
-	 * quotas are (most callers ask only whether they were permitted).
+	 * quotas are (most callers ask only whether they were permitted). The decision may read it
+	 * later and on another thread, so it must be an immutable snapshot of the bucket as of the
+	 * decision's time.
 	 */
 	public interface BucketLevel {
 

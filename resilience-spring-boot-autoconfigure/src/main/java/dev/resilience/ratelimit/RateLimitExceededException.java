@@ -5,18 +5,17 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
-import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
-
 /**
  * Thrown when a rate limiter rejects a call. A Spring MVC application turns it into
  * {@code 429 Too Many Requests}.
  * <p>
- * The limiters of a {@link RateLimiterRegistry} throw it without a stack trace unless
+ * The limiters of a {@link dev.resilience.ratelimit.store.StoreRateLimiterRegistry} throw it
+ * without a stack trace unless
  * {@linkplain dev.resilience.ratelimit.store.StoreRateLimiterRegistry.Builder#stackTraces(boolean) asked for one}
  * ({@code resilience.rate-limit-stack-traces}): under a flood most calls are rejected, and
  * recording the stack of each would cost more than deciding it. What a rejection needs to be
- * understood, the limiter, the key and the delay, is in its fields and its message, which is
- * only formatted when read.
+ * understood, the limiter, the key and the delay, is in its fields and its message, which is only
+ * formatted when read.
  */
 public class RateLimitExceededException extends RuntimeException {
 

@@ -9,6 +9,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * A named rate limiter; obtain one from {@link RateLimiterRegistry#get(String)}. Every method
  * takes a key choosing the bucket: calls with different keys are limited separately, and the
  * empty key is the limiter's single shared bucket.
+ * <p>
+ * A registry makes its limiters; an implementation of your own (a test double, say) works
+ * wherever a limiter is taken, {@link RateLimiterRegistry#acquireAll} included, which asks each
+ * limiter only through this interface.
  */
 public interface RateLimiter {
 
@@ -68,10 +72,10 @@ public interface RateLimiter {
 	 * Admits a call without holding the calling thread, as {@link #acquire(String, int, Duration)}
 	 * does on it: the same decisions, listeners told the same way, and a rejection the same
 	 * {@link RateLimitExceededException}. The store decides through
-	 * {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}; a wait for a reserved slot or a returned concurrency
-	 * permit is scheduled on {@code scheduler}, never slept. The future completes on the calling
-	 * thread when the call is decided at once, otherwise on {@code scheduler}. Close the permit
-	 * (or {@link Permit#closeAsync()} it) when the call ends.
+	 * {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}; a wait for a reserved
+	 * slot or a returned concurrency permit is scheduled on {@code scheduler}, never slept. The
+	 * future completes on the calling thread when the call is decided at once, otherwise on
+	 * {@code scheduler}. Close the permit (or {@link Permit#closeAsync()} it) when the call ends.
 	 * <p>
 	 * Cancelling the future at any moment, while the store decides or while the call waits, gives
 	 * back everything the call took, exactly once; when the admission wins the race, the permit
@@ -114,8 +118,9 @@ public interface RateLimiter {
 
 	/**
 	 * Reserves a call as {@link #reserve(String, int, Duration)} does, without holding the calling
-	 * thread for a remote store's answer (see {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}). The future may
-	 * complete on a thread of the store's client.
+	 * thread for a remote store's answer (see
+	 * {@link dev.resilience.ratelimit.store.RateLimitStore#reserveAsync}). The future may complete
+	 * on a thread of the store's client.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes
 	 * @param maxWait the latest acceptable admission, from now

@@ -6,8 +6,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
-import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
-
 /**
  * The application's rate limiters, by name. The starter registers one as a bean, built from
  * {@code resilience.rate-limiters.*}; build one yourself with
@@ -61,11 +59,12 @@ public interface RateLimiterRegistry {
 	Permit acquireAll(List<RateLimitRequest> requests);
 
 	/**
-	 * Admits one call through several limiters, all or nothing, as
-	 * {@link #acquireAll(List)} does, without holding the calling thread: each limiter decides
-	 * without blocking, and waits are scheduled on {@code scheduler}, never slept. The future completes on the calling thread when the call is decided at once,
-	 * otherwise on {@code scheduler}. Cancelling it at any moment gives back everything the call
-	 * took, exactly once; when the admission wins the race, the permit is closed.
+	 * Admits one call through several limiters, all or nothing, as {@link #acquireAll(List)} does,
+	 * without holding the calling thread: each limiter decides without blocking, and waits are
+	 * scheduled on {@code scheduler}, never slept. The future completes on the calling thread when
+	 * the call is decided at once, otherwise on {@code scheduler}. Cancelling it at any moment
+	 * gives back everything the call took, exactly once; when the admission wins the race, the
+	 * permit is closed.
 	 * @param requests one per limiter, checked in order
 	 * @param scheduler runs the waits and the continuations
 	 * @return the permit, to close when the call ends; completed exceptionally with

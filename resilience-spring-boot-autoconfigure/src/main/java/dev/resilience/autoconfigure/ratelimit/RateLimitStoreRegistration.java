@@ -1,7 +1,6 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import dev.resilience.ratelimit.store.RateLimitStoreFactory;
-import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
  * A store type added to the {@link dev.resilience.ratelimit.RateLimiterRegistry} the starter

@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
-import dev.resilience.ratelimit.store.RateLimitStore;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailureListener;
@@ -27,6 +26,7 @@ import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.TokenBucketSettings;
 import dev.resilience.ratelimit.WindowSettings;
 import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
+import dev.resilience.ratelimit.store.RateLimitStore;
 
 /**
  * Keeps a limiter's keys in Redis, so that every application instance using the same Redis

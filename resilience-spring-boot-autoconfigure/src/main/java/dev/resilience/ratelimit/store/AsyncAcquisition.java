@@ -20,11 +20,12 @@ import dev.resilience.ratelimit.Reservation;
 
 /**
  * Drives an {@link Acquisition} without holding a thread: decisions through
- * {@link RateLimiter#reserveAsync}, slot waits with {@link ScheduledExecutorService#schedule},
- * permit waits with {@link RateLimiter#awaitPermitAsync}. Steps run on the caller's thread until
- * the first one that must wait, then on the scheduler: a store's future may complete on its
- * client's I/O thread, so its continuation hops to the scheduler before anything that can run
- * user code (listeners, the caller's own continuations of the returned future).
+ * {@link dev.resilience.ratelimit.RateLimiter#reserveAsync}, slot waits with
+ * {@link ScheduledExecutorService#schedule}, permit waits with
+ * {@link dev.resilience.ratelimit.RateLimiter#awaitPermitAsync}. Steps run on the caller's thread
+ * until the first one that must wait, then on the scheduler: a store's future may complete on its
+ * client's I/O thread, so its continuation hops to the scheduler before anything that can run user
+ * code (listeners, the caller's own continuations of the returned future).
  * <p>
  * Ownership: at any moment at most one party owns the acquisition's state. A step that runs owns
  * it ({@link #running}); while a step waits, nobody does, and the wait's continuation takes it

@@ -24,9 +24,8 @@ import dev.resilience.ratelimit.RateLimiterSettings;
 
 /**
  * The {@link RateLimiterRegistry} whose limiters keep their state in {@link RateLimitStore}s: in
- * memory by default, or in any store type registered with {@link Builder#store}. The starter
- * registers one as a bean, built from {@code resilience.rate-limiters.*}; build one yourself with
- * {@link #builder()}.
+ * memory by default, or in any store type registered with {@link Builder#store}. It is the one the
+ * starter registers; build one yourself with {@link #builder()}.
  */
 public final class StoreRateLimiterRegistry implements RateLimiterRegistry {
 
@@ -163,10 +162,10 @@ public final class StoreRateLimiterRegistry implements RateLimiterRegistry {
 		}
 
 		/**
-		 * Sets whether a {@link RateLimitExceededException} records the stack trace of the rejected
-		 * call. Off by default: a rejection is an expected answer under load, and recording its
-		 * stack costs more than deciding it. Turn it on to see in logs where rejected calls come
-		 * from.
+		 * Sets whether a {@link dev.resilience.ratelimit.RateLimitExceededException} records the
+		 * stack trace of the rejected call. Off by default: a rejection is an expected answer under
+		 * load, and recording its stack costs more than deciding it. Turn it on to see in logs
+		 * where rejected calls come from.
 		 * @param stackTraces whether rejections record a stack trace
 		 * @return this builder
 		 */

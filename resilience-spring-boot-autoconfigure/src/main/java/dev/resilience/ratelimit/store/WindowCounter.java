@@ -5,10 +5,10 @@ import dev.resilience.ratelimit.WindowSettings;
 
 /**
  * An approximate sliding window in constant memory: the cost admitted in the current and the
- * previous fixed window, the previous one weighed by how much of it the sliding window still
- * covers (the "sliding window counter" of Cloudflare and Redis rate limiters). It assumes calls
- * in the previous window were spread evenly, so it may admit a little more or less than
- * {@code limit} in a given interval; use {@link WindowAlgorithm#LOG} to be exact. The fixed
+ * previous fixed window, the previous one weighed by how much of it the sliding window still covers
+ * (the "sliding window counter" of Cloudflare and Redis rate limiters). It assumes calls in the
+ * previous window were spread evenly, so it may admit a little more or less than {@code limit} in a
+ * given interval; use {@link dev.resilience.ratelimit.WindowAlgorithm#LOG} to be exact. The fixed
  * windows of a key start at its first use. Create one with {@link SlidingWindow#create}.
  */
 final class WindowCounter implements SlidingWindow {

@@ -5,9 +5,10 @@
  * {@link dev.resilience.ratelimit.store.RateLimitStoreFactory}. A store answers with the
  * {@link dev.resilience.ratelimit.RateLimitDecision}s and
  * {@link dev.resilience.ratelimit.Reservation}s that callers get.</li>
- * <li>The pure algorithms a store reuses: {@link dev.resilience.ratelimit.store.TokenBucket} (a
- * function over an immutable state), {@link dev.resilience.ratelimit.store.SlidingWindow} (exact or
- * approximate) and {@link dev.resilience.ratelimit.store.Leases} (concurrency permits).</li>
+ * <li>The algorithms a store reuses: {@link dev.resilience.ratelimit.store.TokenBucket} (a pure
+ * function over an immutable state), and {@link dev.resilience.ratelimit.store.SlidingWindow} (exact
+ * or approximate) and {@link dev.resilience.ratelimit.store.Leases} (concurrency permits), mutable,
+ * to be called while holding the key's lock.</li>
  * <li>{@link dev.resilience.ratelimit.store.StoreRateLimiterRegistry}, the registry that runs each
  * limiter on a store: in memory by default, or any store type registered with its builder.</li>
  * </ul>

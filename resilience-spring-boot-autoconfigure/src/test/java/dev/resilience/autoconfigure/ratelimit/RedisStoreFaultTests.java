@@ -10,11 +10,11 @@ import org.junit.jupiter.api.Test;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
-import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
 import dev.resilience.ratelimit.redis.RedisServer;
+import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -18,8 +18,8 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
-import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.WindowAlgorithm;
+import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import io.lettuce.core.ScoredValue;

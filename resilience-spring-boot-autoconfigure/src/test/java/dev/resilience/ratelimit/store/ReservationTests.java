@@ -5,10 +5,9 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
-import dev.resilience.ratelimit.RateLimitDecision.Quota;
-
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitDecision.Quota;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;

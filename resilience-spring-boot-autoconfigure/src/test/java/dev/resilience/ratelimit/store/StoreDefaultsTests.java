@@ -15,7 +15,6 @@ import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.WindowSettings;
-import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static dev.resilience.ratelimit.store.AsyncFixture.failure;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -3,7 +3,6 @@ package dev.resilience.ratelimit.store;
 import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
-import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /** Limiters on a manual clock, whose waits advance the clock instead of sleeping. */
 final class TestLimiters {
