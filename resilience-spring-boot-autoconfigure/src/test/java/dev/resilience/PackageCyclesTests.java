@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.fail;
 /**
  * Keeps the packages of the starter layered: {@code jdeps} reads the compiled classes, and any
  * two {@code dev.resilience} packages that depend on each other, directly or through others,
- * fail the build with the packages of the cycle named.
+ * fail the build with the packages of the cycle named. Rate limiting's caller API also depends on
+ * none of its subpackages: a store depends on it, never the reverse.
  */
 class PackageCyclesTests {
 
@@ -40,6 +41,15 @@ class PackageCyclesTests {
 		assertThat(dependencies).containsKeys("dev.resilience.ratelimit", "dev.resilience.autoconfigure.ratelimit");
 		assertThat(dependencies.get("dev.resilience.autoconfigure.ratelimit")).contains("dev.resilience.ratelimit");
 		assertThat(cycles(dependencies)).as("package cycles among %s", dependencies.keySet()).isEmpty();
+	}
+
+	@Test
+	void rateLimitingCallerApiDependsOnNoStorePackage() throws URISyntaxException {
+		Map<String, Set<String>> dependencies = packageDependencies(compiledClasses());
+		assertThat(dependencies.get("dev.resilience.ratelimit.store")).contains("dev.resilience.ratelimit");
+		assertThat(dependencies.get("dev.resilience.ratelimit"))
+			.as("what dev.resilience.ratelimit depends on")
+			.noneMatch((dependency) -> dependency.startsWith("dev.resilience.ratelimit."));
 	}
 
 	@Test
