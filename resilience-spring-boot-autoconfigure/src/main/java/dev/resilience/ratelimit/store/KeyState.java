@@ -120,7 +120,8 @@ final class KeyState {
 
 		@Override
 		public long availableAt(TokenBucketSettings settings, long at, long tokens) {
-			return TokenBucket.availableAt(settings, refill(settings, at).state(), at, tokens);
+			// TokenBucket.availableAt refills to "at" itself
+			return TokenBucket.availableAt(settings, state(), at, tokens);
 		}
 
 	}
