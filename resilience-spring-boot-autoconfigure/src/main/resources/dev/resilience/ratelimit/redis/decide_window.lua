@@ -5,7 +5,8 @@
 --
 -- KEYS[1]     the state, as state.lua describes it: struct.pack'ed doubles, the shape, then
 --             tokens, updated, version (with a bucket), sequence, and held, heavy, latest, oldest
---             per window; NaN for a field not set. A state of another shape is taken for none.
+--             per window; NaN for a field not set. A state of another shape is taken for none,
+--             and the windows' entries with it.
 -- KEYS[1 + i] window i's entries: a sorted set, member "<sequence>:<cost>", score its time
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window; { -1, now } when the deadline has passed.
@@ -28,10 +29,18 @@ local NONE = 0 / 0
 
 local v
 local stored = redis.call('GET', KEYS[1])
-if stored and #stored == 8 * size then
-	v = { struct.unpack(format, stored) }
-	if v[1] ~= shape then
-		v = nil
+if stored then
+	if #stored == 8 * size then
+		v = { struct.unpack(format, stored) }
+		if v[1] ~= shape then
+			v = nil
+		end
+	end
+	if not v then
+		-- another shape's: its windows' entries go with it (state.lua's load says why)
+		for i = 1, window_count do
+			redis.call('DEL', KEYS[1 + i])
+		end
 	end
 end
 if not v then

@@ -68,14 +68,22 @@ local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}
 local dirty = false
 
--- Reads the state; whether there is one.
+-- Reads the state; whether there is one. A state of another shape (the limiter's settings
+-- changed) is taken for none, and so are the entries of the exact windows' sets: they were counted
+-- by that state alone, and counted by none they would be taken for this state's entries, held
+-- against the limit but never subtracted when they leave.
 local function load()
 	local stored = redis.call('GET', state_key)
-	if not stored or #stored ~= 8 * size then
+	if not stored then
 		return false
 	end
-	local values = { struct.unpack(format, stored) }
-	if values[1] ~= shape then
+	local values = (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
+	if not values or values[1] ~= shape then
+		if not counters then
+			for i = 1, window_count do
+				redis.call('DEL', KEYS[1 + i])
+			end
+		end
 		return false
 	end
 	for i = 2, size do

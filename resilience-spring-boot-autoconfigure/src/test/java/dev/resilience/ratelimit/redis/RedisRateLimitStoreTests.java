@@ -8,8 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
@@ -24,6 +27,7 @@ import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisCommands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -455,6 +459,43 @@ class RedisRateLimitStoreTests {
 		RateLimitDecision fresh = limiter.tryAcquire("k", 1);
 		assertThat(fresh.isPermitted()).isTrue();
 		assertThat(fresh.getRemaining()).isEqualTo(4);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowEntriesOfAStateOfAnotherShapeAreForgottenWithIt(boolean maxConcurrent) throws Exception {
+		// decide_window.lua without max-concurrent, decide.lua (state.lua) with it
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(1));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		String name = "reshaped-" + maxConcurrent;
+		byte[][] keys = new RedisKeys(this.prefix, name, settings.store(RedisRateLimitStore.TYPE).build()).keys("k");
+		List<String> time = server.commands().time();
+		long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+		// What an earlier shape of the limiter (a token bucket alone) left: its state, and three
+		// entries in the window's set made 900 ms ago, counted by that state only.
+		server.connect().set(keys[0], doubles(1, 0, now, 1), SetArgs.Builder.px(60_000)).get();
+		RedisCommands<String, String> commands = server.commands();
+		String window = new String(keys[1], StandardCharsets.UTF_8);
+		for (int sequence = 101; sequence <= 103; sequence++) {
+			commands.zadd(window, now - 900_000, sequence + ":1");
+		}
+		commands.pexpire(window, 60_000);
+		RateLimiter limiter = limiter(name, settings);
+		// a limiter with max-concurrent decides by reserving (its permits are returned by cancelling)
+		Supplier<RateLimitDecision> decide = () -> maxConcurrent
+				? limiter.reserve("k", 1, Duration.ZERO).getDecision() : limiter.tryAcquire("k", 1);
+		for (int i = 0; i < 3; i++) {
+			assertThat(decide.get().isPermitted()).isTrue();
+		}
+		RateLimitDecision full = decide.get();
+		assertThat(full.isPermitted()).isFalse();
+		// the window's own three entries leave a second after they came, not when the old ones do
+		assertThat(full.getRetryAfter()).isGreaterThan(Duration.ofMillis(500));
+		StoreContractTests.sleep(200);
+		assertThat(decide.get().isPermitted()).isFalse();
+		assertThat(commands.zcard(window)).isEqualTo(3);
 	}
 
 	/** A state as the scripts pack it: little-endian doubles. */
