@@ -1,8 +1,9 @@
 package dev.resilience.ratelimit.redis;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -17,8 +18,12 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
  * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReleaseInput} and
  * {@link ReplyField}, in the order the scripts read them ({@code helpers.lua} and the top of each
- * script name them on the Lua side). Every script's arguments start with the limiter's settings,
- * the same for every call, and go on with the call's own inputs.
+ * script name them on the Lua side). A script takes two arguments: the limiter's settings, the same
+ * for every call, and the call's own inputs, each as little-endian doubles (Lua's
+ * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
+ * that a script would parse again, so one string unpacked in one step costs the server less than
+ * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s input, the lease's
+ * member, stays decimal.
  * <p>
  * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
  * the server's clock, exact as long as every number stays below 2^53, which
@@ -31,15 +36,7 @@ final class ScriptArguments {
 	static final long EXACT = 1L << 53;
 
 	/**
-	 * The commonest arguments (a cost of one, no wait, flags), shared by every call rather than
-	 * formatted for each: Lettuce only reads them.
-	 */
-	private static final byte[] ZERO = { '0' };
-
-	private static final byte[] ONE = { '1' };
-
-	/**
-	 * The limiter's settings, first in every script's arguments; then, per window, its limit and
+	 * The limiter's settings, the first argument of every script; then, per window, its limit and
 	 * its period.
 	 */
 	enum Setting {
@@ -63,7 +60,7 @@ final class ScriptArguments {
 
 	}
 
-	/** The inputs of {@code decide.lua}, after the settings. */
+	/** The inputs of {@code decide.lua}, its second argument. */
 	enum DecideInput {
 
 		/** The tokens (or window units) the call takes. */
@@ -77,7 +74,7 @@ final class ScriptArguments {
 
 	}
 
-	/** The inputs of {@code give_back.lua}, after the settings: the call and its bucket before and after. */
+	/** The inputs of {@code give_back.lua}, its second argument: the call and its bucket before and after. */
 	enum GiveBackInput {
 
 		/** What the call took. */
@@ -93,7 +90,7 @@ final class ScriptArguments {
 
 	}
 
-	/** The inputs of {@code release.lua}, after the settings. */
+	/** The input of {@code release.lua}, its second argument, in decimal: the lease's member. */
 	enum ReleaseInput {
 
 		/** The call's sequence number, which names its lease. */
@@ -112,8 +109,8 @@ final class ScriptArguments {
 
 	}
 
-	/** The limiter's settings, the same for every call: {@link Setting}, then the windows. */
-	private final byte[][] settings;
+	/** The limiter's settings, the same for every call: {@link Setting}, then the windows, packed. */
+	private final byte[] settings;
 
 	/** The script that decides for this limiter's shape. */
 	private final Script decide;
@@ -123,29 +120,28 @@ final class ScriptArguments {
 		TokenBucketSettings bucket = settings.tokenBucket();
 		List<WindowSettings> windows = settings.windows();
 		int fixed = Setting.values().length;
-		byte[][] encoded = new byte[fixed + 2 * windows.size()][];
-		Arrays.fill(encoded, ZERO);
+		long[] encoded = new long[fixed + 2 * windows.size()];
 		if (bucket != null) {
 			long period = micros(bucket.refillPeriod());
 			if (exceeds(bucket.capacity() + bucket.refillTokens(), period, bucket.refillTokens())) {
 				throw new IllegalArgumentException(prefix + "token-bucket: (capacity + refill-tokens) x refill-period in "
 						+ "microseconds must stay below 2^53 for the Redis store");
 			}
-			encoded[Setting.CAPACITY.ordinal()] = bytes(bucket.capacity());
-			encoded[Setting.REFILL_TOKENS.ordinal()] = bytes(bucket.refillTokens());
-			encoded[Setting.REFILL_PERIOD.ordinal()] = bytes(period);
+			encoded[Setting.CAPACITY.ordinal()] = bucket.capacity();
+			encoded[Setting.REFILL_TOKENS.ordinal()] = bucket.refillTokens();
+			encoded[Setting.REFILL_PERIOD.ordinal()] = period;
 			encoded[Setting.INTERVAL.ordinal()] = flag(bucket.refillStrategy() == RefillStrategy.INTERVAL);
 		}
 		encoded[Setting.COUNTER.ordinal()] = flag(settings.windowAlgorithm() == WindowAlgorithm.COUNTER);
-		encoded[Setting.MAX_CONCURRENT.ordinal()] = bytes(settings.maxConcurrent());
-		encoded[Setting.LEASE_TIMEOUT.ordinal()] = bytes(micros(settings.leaseTimeout()));
-		encoded[Setting.WINDOW_COUNT.ordinal()] = bytes(windows.size());
+		encoded[Setting.MAX_CONCURRENT.ordinal()] = settings.maxConcurrent();
+		encoded[Setting.LEASE_TIMEOUT.ordinal()] = micros(settings.leaseTimeout());
+		encoded[Setting.WINDOW_COUNT.ordinal()] = windows.size();
 		for (int i = 0; i < windows.size(); i++) {
 			WindowSettings window = windows.get(i);
-			encoded[fixed + 2 * i] = bytes(window.limit());
-			encoded[fixed + 2 * i + 1] = bytes(micros(window.period()));
+			encoded[fixed + 2 * i] = window.limit();
+			encoded[fixed + 2 * i + 1] = micros(window.period());
 		}
-		this.settings = encoded;
+		this.settings = doubles(encoded);
 		this.decide = decideScript(bucket != null, !windows.isEmpty(), settings.windowAlgorithm(),
 				settings.maxConcurrent() > 0);
 	}
@@ -193,57 +189,43 @@ final class ScriptArguments {
 	}
 
 	byte[][] decide(boolean commit, long cost, long maxWaitMicros, long deadlineMicros) {
-		byte[][] arguments = withSettings(DecideInput.values().length);
-		set(arguments, DecideInput.COST, bytes(cost));
-		set(arguments, DecideInput.MAX_WAIT, bytes(maxWaitMicros));
-		set(arguments, DecideInput.DEADLINE, bytes(deadlineMicros));
-		set(arguments, DecideInput.COMMIT, flag(commit));
-		return arguments;
+		long[] inputs = new long[DecideInput.values().length];
+		inputs[DecideInput.COST.ordinal()] = cost;
+		inputs[DecideInput.MAX_WAIT.ordinal()] = maxWaitMicros;
+		inputs[DecideInput.DEADLINE.ordinal()] = deadlineMicros;
+		inputs[DecideInput.COMMIT.ordinal()] = flag(commit);
+		return new byte[][] { this.settings, doubles(inputs) };
 	}
 
 	byte[][] giveBack(Reply taken, long cost) {
-		byte[][] arguments = withSettings(GiveBackInput.values().length);
-		set(arguments, GiveBackInput.COST, bytes(cost));
-		set(arguments, GiveBackInput.SEQUENCE, bytes(taken.sequence()));
-		set(arguments, GiveBackInput.AT, bytes(taken.at()));
-		set(arguments, GiveBackInput.VERSION_AFTER, bytes(taken.bucketVersion() + 1));
-		set(arguments, GiveBackInput.TOKENS_AFTER, bytes(taken.afterTokens()));
-		set(arguments, GiveBackInput.UPDATED_AFTER, bytes(taken.afterUpdated()));
-		set(arguments, GiveBackInput.TOKENS_BEFORE, bytes(taken.beforeTokens()));
-		set(arguments, GiveBackInput.UPDATED_BEFORE, bytes(taken.beforeUpdated()));
-		set(arguments, GiveBackInput.VERSION_BEFORE, bytes(taken.bucketVersion()));
-		return arguments;
+		long[] inputs = new long[GiveBackInput.values().length];
+		inputs[GiveBackInput.COST.ordinal()] = cost;
+		inputs[GiveBackInput.SEQUENCE.ordinal()] = taken.sequence();
+		inputs[GiveBackInput.AT.ordinal()] = taken.at();
+		inputs[GiveBackInput.VERSION_AFTER.ordinal()] = taken.bucketVersion() + 1;
+		inputs[GiveBackInput.TOKENS_AFTER.ordinal()] = taken.afterTokens();
+		inputs[GiveBackInput.UPDATED_AFTER.ordinal()] = taken.afterUpdated();
+		inputs[GiveBackInput.TOKENS_BEFORE.ordinal()] = taken.beforeTokens();
+		inputs[GiveBackInput.UPDATED_BEFORE.ordinal()] = taken.beforeUpdated();
+		inputs[GiveBackInput.VERSION_BEFORE.ordinal()] = taken.bucketVersion();
+		return new byte[][] { this.settings, doubles(inputs) };
 	}
 
 	byte[][] release(long sequence) {
-		byte[][] arguments = withSettings(ReleaseInput.values().length);
-		set(arguments, ReleaseInput.SEQUENCE, bytes(sequence));
-		return arguments;
+		return new byte[][] { this.settings, Long.toString(sequence).getBytes(StandardCharsets.US_ASCII) };
 	}
 
-	private byte[][] withSettings(int inputs) {
-		byte[][] arguments = new byte[this.settings.length + inputs][];
-		System.arraycopy(this.settings, 0, arguments, 0, this.settings.length);
-		return arguments;
+	private static long flag(boolean value) {
+		return value ? 1 : 0;
 	}
 
-	/** Sets a call's input, which follows the settings. */
-	private void set(byte[][] arguments, Enum<?> input, byte[] value) {
-		arguments[this.settings.length + input.ordinal()] = value;
-	}
-
-	private static byte[] flag(boolean value) {
-		return value ? ONE : ZERO;
-	}
-
-	static byte[] bytes(long value) {
-		if (value == 0) {
-			return ZERO;
+	/** Numbers as the scripts unpack them: little-endian doubles, exact below 2^53. */
+	static byte[] doubles(long... values) {
+		ByteBuffer buffer = ByteBuffer.allocate(Double.BYTES * values.length).order(ByteOrder.LITTLE_ENDIAN);
+		for (long value : values) {
+			buffer.putDouble(value);
 		}
-		if (value == 1) {
-			return ONE;
-		}
-		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+		return buffer.array();
 	}
 
 	/**

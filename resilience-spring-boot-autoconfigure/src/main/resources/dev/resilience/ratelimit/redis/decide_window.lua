@@ -77,10 +77,11 @@ end
 -- Each window: forget what left it by now (entries leave oldest first, so none has while the
 -- oldest is in the window; when every entry cost 1, heavy is 0 and the count removed is the cost
 -- freed), then the earliest time it admits the call, never before its latest entry.
-local limits, periods = {}, {} -- window i: ARGV[7 + 2i], ARGV[8 + 2i]
+local limits, periods = {}, {}
 for i = 1, window_count do
 	local b = SEQUENCE + 4 * i - 4
-	local key, limit, period = KEYS[1 + i], ARGV[7 + 2 * i] + 0, ARGV[8 + 2 * i] + 0
+	local limit, period = struct.unpack('<dd', ARGV[1], 49 + 16 * i)
+	local key = KEYS[1 + i]
 	limits[i], periods[i] = limit, period
 	local held = v[b + 1]
 	if held == held and held > 0 then

@@ -3,15 +3,10 @@
 -- left); else the call's tokens go back, up to the room the bucket had at its fullest since.
 -- Window entries and a lease of the call are removed; a counter window is restored when the call
 -- was its latest admission, else its count is lowered.
-local cost = ARGV[CALL] + 0
-local sequence = ARGV[CALL + 1] + 0 -- the call's number, in its entries and lease
-local at = ARGV[CALL + 2] + 0 -- the time the call was admitted at
-local version_after = ARGV[CALL + 3] + 0 -- the bucket after the call
-local tokens_after = ARGV[CALL + 4] + 0
-local updated_after = ARGV[CALL + 5] + 0
-local tokens_before = ARGV[CALL + 6] + 0 -- the bucket before the call
-local updated_before = ARGV[CALL + 7] + 0
-local version_before = ARGV[CALL + 8] + 0
+-- The call: its cost, its number (in its entries and lease), the time it was admitted at, then
+-- the bucket's version, tokens and time after it and its tokens, time and version before it.
+local cost, sequence, at, version_after, tokens_after, updated_after, tokens_before, updated_before, version_before =
+	struct.unpack('<ddddddddd', ARGV[2])
 
 if not load() then
 	return { 1 } -- everything expired: the key is as new, nothing to give back

@@ -1,6 +1,6 @@
 -- Returns a call's concurrency permit (its lease), if it still holds one, and learns from how
 -- long it was held.
-local sequence = ARGV[CALL] -- the call's number, its lease's member
+local sequence = ARGV[2] -- the call's number in decimal, its lease's member as it is
 
 if load() then
 	return_lease(sequence, true)

@@ -24,9 +24,7 @@
 -- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
 
-local max_concurrent = ARGV[6] + 0 -- 0: no concurrency permits
-local lease_timeout = ARGV[7] + 0
-local limits, periods = {}, {} -- window i: ARGV[7 + 2i], ARGV[8 + 2i]
+local limits, periods = {}, {} -- max_concurrent (0: no concurrency permits) and lease_timeout: helpers.lua
 
 local state_key = KEYS[1]
 local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
@@ -54,8 +52,7 @@ local START, PREVIOUS, CURRENT, ADMITTED, UNDO, UNDO_START, UNDO_PREVIOUS, UNDO_
 	1, 2, 3, 4, 5, 6, 7, 8, 9 -- a counter window's
 local base = {}
 for i = 1, window_count do
-	limits[i] = ARGV[7 + 2 * i] + 0
-	periods[i] = ARGV[8 + 2 * i] + 0
+	limits[i], periods[i] = struct.unpack('<dd', ARGV[1], 49 + 16 * i)
 	base[i] = size
 	size = size + (counters and UNDO_ADMITTED or OLDEST)
 end

@@ -1,8 +1,10 @@
 package dev.resilience.ratelimit.redis;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -143,8 +145,35 @@ class ScriptArgumentsTests {
 		assertThat(late.quotas()).isEmpty();
 	}
 
+	@Test
+	void eachScriptTakesTheSettingsAndTheCallsInputsAsTwoArgumentsExactBelow2To53() {
+		ScriptArguments arguments = new ScriptArguments("n",
+				RateLimiterSettings.builder().tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY).build());
+		byte[][] decide = arguments.decide(true, 1, ScriptArguments.EXACT - 1, 1_764_000_000_123_457L);
+		assertThat(decide.length).isEqualTo(2);
+		// eight settings, four inputs, eight bytes each
+		assertThat(decide[0]).hasSize(64);
+		assertThat(decide[1]).hasSize(32);
+		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1");
+		assertThat(arguments.release(12_345_678)[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
+	}
+
+	/** The arguments as the scripts read them: the packed numbers in decimal, a decimal one as it is. */
 	private static List<String> strings(byte[][] arguments) {
-		return Arrays.stream(arguments).map((argument) -> new String(argument, StandardCharsets.US_ASCII)).toList();
+		List<String> values = new ArrayList<>();
+		for (byte[] argument : arguments) {
+			if (argument.length % Double.BYTES != 0) {
+				values.add(new String(argument, StandardCharsets.US_ASCII));
+				continue;
+			}
+			ByteBuffer packed = ByteBuffer.wrap(argument).order(ByteOrder.LITTLE_ENDIAN);
+			while (packed.hasRemaining()) {
+				double value = packed.getDouble();
+				assertThat(value).as("a whole number").isEqualTo(Math.rint(value));
+				values.add(Long.toString((long) value));
+			}
+		}
+		return values;
 	}
 
 }
