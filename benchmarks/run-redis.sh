@@ -8,7 +8,9 @@
 # redis-server, else the one the embedded-redis dependency ships. JMH settings as for run.sh:
 # FORKS (1), WARMUP_ITERATIONS (2), WARMUP_TIME (2s), ITERATIONS (3), TIME (2s); DECISIONS (20000) for the
 # command count (server time and memory per decision of ours, Bucket4j, Spring Cloud Gateway and the
-# ceiling). About four minutes.
+# ceiling); INSTRUCTION_DECISIONS (2000) for the server's instructions per decision, counted under
+# Valgrind's callgrind when valgrind and redis-server are on the PATH (Debian: apt-get install
+# valgrind redis-server), else left out of the report. About six minutes.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -21,16 +23,25 @@ WARMUP_TIME=${WARMUP_TIME:-2s}
 ITERATIONS=${ITERATIONS:-3}
 TIME=${TIME:-2s}
 DECISIONS=${DECISIONS:-20000}
+INSTRUCTION_DECISIONS=${INSTRUCTION_DECISIONS:-2000}
 
 ./mvnw -B -q -pl benchmarks -am package -DskipTests
 
 classpath="benchmarks/target/classes:$(cat benchmarks/target/classpath.txt)"
 results=benchmarks/target/results
 mkdir -p "$results"
-rm -f "$results"/redis-jmh.csv "$results"/redis-commands.csv
+rm -f "$results"/redis-jmh.csv "$results"/redis-commands.csv "$results"/redis-instructions.csv
 
 echo "Counting Redis commands, server time and memory per decision"
 java -cp "$classpath" dev.resilience.benchmarks.RedisCommandCount "$DECISIONS" "$results/redis-commands.csv"
+
+if command -v valgrind >/dev/null && command -v callgrind_control >/dev/null && command -v redis-server >/dev/null; then
+	echo "Counting the server's instructions per decision under valgrind"
+	java -cp "$classpath" dev.resilience.benchmarks.RedisInstructionCount "$INSTRUCTION_DECISIONS" \
+		"$results/redis-instructions.csv"
+else
+	echo "valgrind or redis-server is not on the PATH: the server's instructions are not counted" >&2
+fi
 
 echo "Running JMH (log: $results/redis-jmh.log)"
 # The ceiling only where ours is held to it (one hot key): two runs, one CSV each.
@@ -49,6 +60,7 @@ if [[ ! -s "$results/redis-jmh.csv" || ! -s "$results/redis-jmh-ceiling.csv" ]];
 fi
 
 java -cp "$classpath" dev.resilience.benchmarks.RedisBenchmarkReport \
-	jmh="$results/redis-jmh.csv,$results/redis-jmh-ceiling.csv" commands="$results/redis-commands.csv" out=docs/benchmarks.md \
+	jmh="$results/redis-jmh.csv,$results/redis-jmh-ceiling.csv" commands="$results/redis-commands.csv" \
+	instructions="$results/redis-instructions.csv" out=docs/benchmarks.md \
 	settings="JMH 1.37, throughput, $FORKS fork, warmup $WARMUP_ITERATIONS × $WARMUP_TIME, measurement $ITERATIONS × $TIME; redis-server $(if command -v redis-server >/dev/null; then redis-server --version | sed -E 's/.*v=([^ ]+).*/\1/'; else echo "of embedded-redis"; fi); whole run $(( $(date +%s) - start )) s; load average (1, 5, 15 min) before $load_before, after $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) cores"
 echo "Done in $(( $(date +%s) - start )) s"

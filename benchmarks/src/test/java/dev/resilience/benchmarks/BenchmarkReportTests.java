@@ -164,4 +164,33 @@ class BenchmarkReportTests {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}
 
+	@Test
+	void redisSectionJudgesTheServersInstructionsWhenCountedAndSaysWhenNot() {
+		// server µs per decision: Gateway 10, ours 9, with a window 19 (adds 10, above Gateway's)
+		List<String> commands = List.of("impl,decisions,clientCommands,scriptCalls,serverMicros,memoryBytesPerKey",
+				"ceiling,100,100,100,100,0", "gateway,100,100,100,1000,176", "bucket4j,100,200,100,500,182",
+				"ours,100,100,100,900,152", "ours-window,100,100,100,1900,320", "ours-windows,100,100,100,2800,488");
+		// instructions per decision: the window adds 70,000 against Gateway's 80,000
+		List<String> instructions = List.of("impl,decisions,instructionsPerDecision", "ceiling,100,10000",
+				"gateway,100,80000", "bucket4j,100,45000", "ours,100,76000", "ours-window,100,146000",
+				"ours-windows,100,206000");
+		String counted = RedisBenchmarkReport.section(Map.of(), commands, instructions, "settings");
+		assertThat(counted)
+			.contains("| An exact window adds at most Spring Cloud Gateway's server time | +10.0 µs against 10.0 µs (1.00×) "
+					+ "| **met** |")
+			.contains("| Server instructions per decision, bucket only: ours ≤ 1.5× Spring Cloud Gateway's (goal 1×) "
+					+ "| 0.95× | **met** |")
+			.contains("| An exact window adds at most Spring Cloud Gateway's server instructions "
+					+ "| +70,000 against 80,000 (0.88×) | **met** |")
+			.contains("| ours, bucket + one exact window | 1.00 | 1.00 | 19.0 | 1.90× | 146,000 | 1.83× | 320 |");
+		List<String> more = List.of("impl,decisions,instructionsPerDecision", "ceiling,100,10000", "gateway,100,80000",
+				"bucket4j,100,45000", "ours,100,76000", "ours-window,100,166000", "ours-windows,100,226000");
+		assertThat(RedisBenchmarkReport.section(Map.of(), commands, more, "settings"))
+			.contains("| +90,000 against 80,000 (1.13×) | **not met** |");
+		String uncounted = RedisBenchmarkReport.section(Map.of(), commands, null, "settings");
+		assertThat(uncounted).doesNotContain("server instructions |")
+			.contains("Server instructions were not counted: `valgrind`")
+			.contains("| ours, bucket + one exact window | 1.00 | 1.00 | 19.0 | 1.90× | — | — | 320 |");
+	}
+
 }
