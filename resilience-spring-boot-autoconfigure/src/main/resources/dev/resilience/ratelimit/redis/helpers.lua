@@ -20,7 +20,7 @@
 -- named by decide_inputs.lua for the three decide scripts and at the top of give_back.lua; each is
 -- little-endian doubles, struct.pack's '<d', exact for these integers. Redis makes every argument a
 -- Lua string, and a number written in decimal is parsed again by each script: one string of
--- doubles, unpacked in one call, costs the server less than a third of what a dozen decimal
+-- doubles, unpacked in one call, costs the server about half of what a dozen decimal
 -- arguments did. The concurrency settings are read by state.lua, for the scripts that need them.
 local capacity, refill_tokens, refill_period, interval, counters, max_concurrent, lease_timeout, window_count =
 	struct.unpack('<dddddddd', ARGV[1])
