@@ -129,8 +129,10 @@ public final class RedisBenchmarkReport {
 		if (instructions != null) {
 			md.append("Server instructions per decision (`RedisInstructionCount`): `redis-server` under Valgrind's ")
 				.append("callgrind, counting every command the client sent (with what a script calls) over as many ")
-				.append("decisions, after as many to warm up; the same in every run, where the server's µs move by a ")
-				.append("tenth or more. ");
+				.append("decisions, after as many to warm up. A bucket's count is the same in every run to a few tenths of ")
+				.append("a percent, where the server's µs move by a tenth or more; with windows it moves by a few percent, as ")
+				.append("the entries a window holds depend on how fast the decisions run (tens of times slower under ")
+				.append("Valgrind, so its windows hold fewer entries than in the µs run). ");
 		}
 		else {
 			md.append("Server instructions were not counted: `valgrind` (Debian package `valgrind`) was not installed. ");

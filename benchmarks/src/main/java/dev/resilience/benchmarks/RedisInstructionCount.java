@@ -23,9 +23,12 @@ import io.lettuce.core.api.StatefulRedisConnection;
  * <p>
  * Why beside {@link RedisCommandCount}'s microseconds: the server's time per call moves by a
  * tenth or more from one run to the next on a shared machine, more than most changes to a
- * script; instructions executed are the same in every run, so they tell whether a change made
- * the server's work smaller. They are not time (a cache miss costs more than an addition), so
- * the report gives both. Writes {@code impl,decisions,instructionsPerDecision} lines.
+ * script. The instructions of a token bucket's decision are the same in every run to a few
+ * tenths of a percent; with windows they move by a few percent, as how many entries a window
+ * holds and how many leave at each call depend on how fast the decisions run (under Valgrind,
+ * tens of times slower: the windows hold fewer entries than in {@link RedisCommandCount}'s run).
+ * They are not time (a cache miss costs more than an addition), so the report gives both.
+ * Writes {@code impl,decisions,instructionsPerDecision} lines.
  */
 public final class RedisInstructionCount {
 
@@ -54,9 +57,10 @@ public final class RedisInstructionCount {
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
 			.start();
+		RedisClient adminClient = RedisClient.create(RedisURI.create("127.0.0.1", port));
 		try {
+			StatefulRedisConnection<String, String> admin = connect(adminClient, server);
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
-			StatefulRedisConnection<String, String> admin = connect(client, server);
 			String[] keys = RedisContenders.keys(100);
 			IntPredicate limiter = RedisContenders.create(impl, client, keys);
 			for (int i = 0; i < decisions; i++) {
@@ -66,15 +70,17 @@ public final class RedisInstructionCount {
 			for (int i = 0; i < decisions; i++) {
 				limiter.test(i % keys.length);
 			}
+			// the contender's connections first, or they would try to reconnect to the stopped server
+			client.shutdown();
 			// Stopping the server makes callgrind write its counts.
 			admin.sync().shutdown(false);
 			if (!server.waitFor(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
 				throw new IllegalStateException("redis-server under valgrind did not stop for " + impl);
 			}
-			client.shutdown();
 			return instructions(Files.readAllLines(out)) / decisions;
 		}
 		finally {
+			adminClient.shutdown();
 			server.destroyForcibly();
 			Files.deleteIfExists(out);
 		}
