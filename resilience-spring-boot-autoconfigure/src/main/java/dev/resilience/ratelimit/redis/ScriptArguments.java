@@ -16,8 +16,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 /**
  * Encodes the arguments of the scripts ({@code decide.lua}, {@code decide_bucket.lua} or
  * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
- * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReleaseInput} and
- * {@link ReplyField}, in the order the scripts read them ({@code helpers.lua} and the top of each
+ * {@link Setting}, {@link DecideInput}, {@link GiveBackInput} and {@link ReplyField} ({@link #release(long)}
+ * sends one number), in the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). A script takes two arguments: the limiter's settings, the same
  * for every call, and the call's own inputs, each as little-endian doubles (Lua's
  * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
@@ -87,14 +87,6 @@ final class ScriptArguments {
 		VERSION_AFTER, TOKENS_AFTER, UPDATED_AFTER,
 		/** The bucket's tokens, time and version before the call. */
 		TOKENS_BEFORE, UPDATED_BEFORE, VERSION_BEFORE
-
-	}
-
-	/** The input of {@code release.lua}, its second argument, in decimal: the lease's member. */
-	enum ReleaseInput {
-
-		/** The call's sequence number, which names its lease. */
-		SEQUENCE
 
 	}
 
@@ -211,6 +203,10 @@ final class ScriptArguments {
 		return new byte[][] { this.settings, doubles(inputs) };
 	}
 
+	/**
+	 * The arguments of {@code release.lua}: the settings, then the call's sequence number in
+	 * decimal, which names its lease as the script uses it, without formatting it.
+	 */
 	byte[][] release(long sequence) {
 		return new byte[][] { this.settings, Long.toString(sequence).getBytes(StandardCharsets.US_ASCII) };
 	}

@@ -38,9 +38,7 @@ if stored then
 	end
 	if not v then
 		-- another shape's: its windows' entries go with it (state.lua's load says why)
-		for i = 1, window_count do
-			redis.call('DEL', KEYS[1 + i])
-		end
+		redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
 	end
 end
 if not v then
@@ -80,7 +78,7 @@ end
 local limits, periods = {}, {}
 for i = 1, window_count do
 	local b = SEQUENCE + 4 * i - 4
-	local limit, period = struct.unpack('<dd', ARGV[1], 49 + 16 * i)
+	local limit, period = struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i)
 	local key = KEYS[1 + i]
 	limits[i], periods[i] = limit, period
 	local held = v[b + 1]

@@ -16,7 +16,7 @@
 -- concurrency permits by decide_window.lua, both without state.lua.
 --
 -- ARGV[1] holds the limiter's settings (ScriptArguments.Setting), the same for every call, then
--- each window's limit and period (window i's at byte 49 + 16i), and ARGV[2] the call's own inputs,
+-- each window's limit and period (window i's at byte WINDOWS + 16i), and ARGV[2] the call's own inputs,
 -- named by decide_inputs.lua for the three decide scripts and at the top of give_back.lua; each is
 -- little-endian doubles, struct.pack's '<d', exact for these integers. Redis makes every argument a
 -- Lua string, and a number written in decimal is parsed again by each script: one string of
@@ -26,6 +26,7 @@ local capacity, refill_tokens, refill_period, interval, counters, max_concurrent
 	struct.unpack('<dddddddd', ARGV[1])
 interval = interval == 1 -- whole periods at once, else greedily
 counters = counters == 1 -- windows as counters, else exact logs
+local WINDOWS = 49 -- after the eight settings: struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i) is window i's
 
 local clock = redis.call('TIME')
 local now = clock[1] * 1000000 + clock[2]

@@ -52,7 +52,7 @@ local START, PREVIOUS, CURRENT, ADMITTED, UNDO, UNDO_START, UNDO_PREVIOUS, UNDO_
 	1, 2, 3, 4, 5, 6, 7, 8, 9 -- a counter window's
 local base = {}
 for i = 1, window_count do
-	limits[i], periods[i] = struct.unpack('<dd', ARGV[1], 49 + 16 * i)
+	limits[i], periods[i] = struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i)
 	base[i] = size
 	size = size + (counters and UNDO_ADMITTED or OLDEST)
 end
@@ -76,10 +76,8 @@ local function load()
 	end
 	local values = (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
 	if not values or values[1] ~= shape then
-		if not counters then
-			for i = 1, window_count do
-				redis.call('DEL', KEYS[1 + i])
-			end
+		if not counters and window_count > 0 then
+			redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
 		end
 		return false
 	end
