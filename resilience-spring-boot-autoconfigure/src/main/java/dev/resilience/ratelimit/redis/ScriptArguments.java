@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -246,18 +247,26 @@ final class ScriptArguments {
 			long sequence, long bucketVersion, long beforeTokens, long beforeUpdated, long afterTokens, long afterUpdated,
 			long[] quotas) {
 
+		/**
+		 * Decodes a decision's reply: one string of little-endian doubles (Lua's
+		 * {@code struct.pack('<d')}), which Lettuce hands over as a list of that one value.
+		 * @param reply the script's reply
+		 * @return its fields
+		 */
 		static Reply parse(List<?> reply) {
-			int head = ReplyField.values().length;
-			long[] quotas = new long[Math.max(0, reply.size() - head)];
-			for (int i = 0; i < quotas.length; i++) {
-				quotas[i] = number(reply, head + i);
+			ByteBuffer packed = ByteBuffer.wrap((byte[]) reply.get(0)).order(ByteOrder.LITTLE_ENDIAN);
+			long[] numbers = new long[Math.max(packed.remaining() / Double.BYTES, ReplyField.values().length)];
+			for (int i = 0; packed.hasRemaining(); i++) {
+				numbers[i] = (long) packed.getDouble();
 			}
-			return new Reply((int) number(reply, ReplyField.STATUS), number(reply, ReplyField.NOW),
-					number(reply, ReplyField.WAIT), number(reply, ReplyField.RETRY_AFTER),
-					number(reply, ReplyField.CONCURRENCY_LIMITED) == 1, (int) number(reply, ReplyField.IN_FLIGHT),
-					number(reply, ReplyField.SEQUENCE), number(reply, ReplyField.BUCKET_VERSION),
-					number(reply, ReplyField.BEFORE_TOKENS), number(reply, ReplyField.BEFORE_UPDATED),
-					number(reply, ReplyField.AFTER_TOKENS), number(reply, ReplyField.AFTER_UPDATED), quotas);
+			int head = ReplyField.values().length;
+			return new Reply((int) field(numbers, ReplyField.STATUS), field(numbers, ReplyField.NOW),
+					field(numbers, ReplyField.WAIT), field(numbers, ReplyField.RETRY_AFTER),
+					field(numbers, ReplyField.CONCURRENCY_LIMITED) == 1, (int) field(numbers, ReplyField.IN_FLIGHT),
+					field(numbers, ReplyField.SEQUENCE), field(numbers, ReplyField.BUCKET_VERSION),
+					field(numbers, ReplyField.BEFORE_TOKENS), field(numbers, ReplyField.BEFORE_UPDATED),
+					field(numbers, ReplyField.AFTER_TOKENS), field(numbers, ReplyField.AFTER_UPDATED),
+					Arrays.copyOfRange(numbers, head, numbers.length));
 		}
 
 		/** The time the call was admitted at. */
@@ -265,12 +274,8 @@ final class ScriptArguments {
 			return this.now + this.waitMicros;
 		}
 
-		private static long number(List<?> reply, ReplyField field) {
-			return number(reply, field.ordinal());
-		}
-
-		private static long number(List<?> reply, int index) {
-			return (index < reply.size()) ? ((Number) reply.get(index)).longValue() : 0;
+		private static long field(long[] numbers, ReplyField field) {
+			return numbers[field.ordinal()];
 		}
 
 	}

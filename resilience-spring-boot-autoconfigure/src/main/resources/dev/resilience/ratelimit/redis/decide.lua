@@ -2,7 +2,7 @@
 -- leases): admitted at the earliest time every constraint admits it, when that is within its
 -- maximum wait. Inspecting tells what a decision would say, and takes nothing.
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
--- bucket and each window; { -1, now } when the deadline has passed.
+-- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
 -- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
 
 load()
@@ -128,7 +128,7 @@ elseif window_count > 0 then
 			return start
 		end
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', KEYS[1 + i], 0, target - 1, 'WITHSCORES')
+		local entries = redis.call('ZRANGE', KEYS[1 + i], '0', string.format('%d', target - 1), 'WITHSCORES')
 		local freed = 0
 		for j = 1, #entries, 2 do
 			freed = freed + entry_cost(entries[j])
@@ -157,12 +157,12 @@ elseif window_count > 0 then
 			-- pruned at now: the oldest entry is in the window
 			oldest = h[base[i] + OLDEST]
 			if not oldest then
-				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], 0, 0, 'WITHSCORES')[2])
+				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], '0', '0', 'WITHSCORES')[2])
 				put(base[i] + OLDEST, oldest)
 			end
 		else
 			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
-				'WITHSCORES', 'LIMIT', 0, 1)
+				'WITHSCORES', 'LIMIT', '0', '1')
 			if #first == 0 then
 				return 0
 			end
@@ -210,7 +210,7 @@ local function reply(status, seen_at, waited, retry_after, limited, sequence)
 		result[#result + 1] = window_remaining(i, seen_at)
 		result[#result + 1] = window_until_more(i, seen_at)
 	end
-	return result
+	return struct.pack(string.rep('<d', #result), unpack(result))
 end
 
 if concurrency_full or wait > max_wait or not commit then
@@ -220,7 +220,7 @@ if concurrency_full or wait > max_wait or not commit then
 		retry_after = wait
 		if concurrency_full then
 			-- when a permit is likely back: the oldest lease's typical hold, within its timeout
-			local oldest = tonumber(redis.call('ZRANGE', lease_key, 0, 0, 'WITHSCORES')[2])
+			local oldest = tonumber(redis.call('ZRANGE', lease_key, '0', '0', 'WITHSCORES')[2])
 			local held = math.max(0, now - oldest)
 			local typical = h[HOLD] or 0
 			local estimate = held

@@ -6,7 +6,7 @@
 -- KEYS[1]   the state: struct.pack'ed doubles, the shape 1 (a token bucket alone) then tokens,
 --           updated and version, as state.lua writes it; a state of another shape is taken for none.
 -- Replies ScriptArguments.ReplyField's slots, then the bucket's remaining and microseconds until
--- more; { -1, now } when the deadline has passed.
+-- more, packed as the arguments are; -1 and now when the deadline has passed.
 -- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
 
 -- the bucket before the call
@@ -51,5 +51,5 @@ local until_more = 0
 if quota_tokens < capacity then
 	until_more = bucket_available_at(quota_tokens, quota_updated, seen_at, quota_tokens + 1) - seen_at
 end
-return { status, now, wait, retry_after, 0, 0, 0, before_version, before_tokens, before_updated, tokens, updated,
-	quota_tokens, until_more }
+return struct.pack('<dddddddddddddd', status, now, wait, retry_after, 0, 0, 0, before_version, before_tokens,
+	before_updated, tokens, updated, quota_tokens, until_more)

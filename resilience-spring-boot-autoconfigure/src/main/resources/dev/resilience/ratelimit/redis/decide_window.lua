@@ -9,7 +9,7 @@
 --             and the windows' entries with it.
 -- KEYS[1 + i] window i's entries: a sorted set, member "<sequence>:<cost>", score its time
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
--- bucket and each window; { -1, now } when the deadline has passed.
+-- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
 --
 -- Speed (helpers.lua says why calls, closures and number conversions count): state.lua's general
 -- machinery (a closure per rule and per step, a table of slots copied on each write) cost more
@@ -123,7 +123,7 @@ for i = 1, window_count do
 	local target = held + cost - limit
 	if target > 0 then
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', key, 0, target - 1, 'WITHSCORES')
+		local entries = redis.call('ZRANGE', key, '0', string.format('%d', target - 1), 'WITHSCORES')
 		local freed, free_at = 0, nil
 		for j = 1, #entries, 2 do
 			freed = freed + tonumber(string.match(entries[j], ':(%d+)$'))
@@ -206,13 +206,13 @@ for i = 1, window_count do
 			-- pruned at now: the oldest entry is in the window
 			oldest = v[b + 4]
 			if oldest ~= oldest then
-				oldest = tonumber(redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')[2])
+				oldest = tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
 				v[b + 4] = oldest
 				dirty = true
 			end
 		else
 			local first = redis.call('ZRANGEBYSCORE', key, string.format('(%d', seen_at - period), '+inf',
-				'WITHSCORES', 'LIMIT', 0, 1)
+				'WITHSCORES', 'LIMIT', '0', '1')
 			oldest = (#first > 0) and tonumber(first[2]) or nil
 		end
 		if oldest and oldest + period > seen_at then
@@ -245,4 +245,4 @@ elseif dirty then
 	-- expiry stays (a new key has no fields to change: its windows are empty)
 	redis.call('SET', KEYS[1], struct.pack(format, unpack(v, 1, size)), 'KEEPTTL')
 end
-return result
+return struct.pack(string.rep('<d', n), unpack(result, 1, n))

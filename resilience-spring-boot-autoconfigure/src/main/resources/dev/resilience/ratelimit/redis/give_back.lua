@@ -76,7 +76,7 @@ for i = 1, window_count do
 			put(base[i] + HEAVY, h[base[i] + HEAVY] - (cost - 1))
 		end
 		if at == h[base[i] + LATEST] then
-			local latest = redis.call('ZRANGE', KEYS[1 + i], -1, -1, 'WITHSCORES')
+			local latest = redis.call('ZRANGE', KEYS[1 + i], '-1', '-1', 'WITHSCORES')
 			put(base[i] + LATEST, (#latest > 0) and tonumber(latest[2]) or -1)
 		end
 		if at == h[base[i] + OLDEST] then

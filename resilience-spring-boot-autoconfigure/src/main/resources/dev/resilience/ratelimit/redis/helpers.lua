@@ -5,8 +5,9 @@
 -- Times are integer microseconds of the server's clock (TIME): about 1.7e15 today, exact in a Lua
 -- number (a double) below 2^53. ScriptArguments checks at startup that every product formed here
 -- (capacity * refill period, limit * period) stays below 2^53 too. A number for redis.call is made
--- a string with string.format('%d'): Redis would write a Lua number itself with '%.17g' (exact for
--- these integers too), several times as slow; Lua's own tostring and '..' keep only 14 digits.
+-- a string with string.format('%d'), and a constant is written as one ('0'): Redis would write a Lua
+-- number itself with '%.17g' (exact for these integers too), several times as slow; Lua's own
+-- tostring and '..' keep only 14 digits.
 --
 -- Speed: Redis runs one script at a time, so the server's time per call caps a hot key for every
 -- instance together. Per call, each redis.call costs about as much as the arithmetic of a
@@ -22,6 +23,9 @@
 -- Lua string, and a number written in decimal is parsed again by each script: one string of
 -- doubles, unpacked in one call, costs the server about half of what a dozen decimal
 -- arguments did. The concurrency settings are read by state.lua, for the scripts that need them.
+-- A decide script's reply is packed the same way (ScriptArguments.Reply): Redis converts each
+-- number of a reply table on its own, and the 14 of a bucket's reply cost the server a tenth of
+-- the decision (about 76,300 instructions in all with a table, 71,300 packed).
 local capacity, refill_tokens, refill_period, interval, counters, max_concurrent, lease_timeout, window_count =
 	struct.unpack('<dddddddd', ARGV[1])
 interval = interval == 1 -- whole periods at once, else greedily

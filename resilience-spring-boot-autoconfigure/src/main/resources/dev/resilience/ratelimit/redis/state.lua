@@ -170,7 +170,7 @@ local function finish(windows_changed)
 		end
 	end
 	if lease_key then
-		local newest = redis.call('ZRANGE', lease_key, -1, -1, 'WITHSCORES')
+		local newest = redis.call('ZRANGE', lease_key, '-1', '-1', 'WITHSCORES')
 		if #newest > 0 then
 			local until_free = tonumber(newest[2]) + lease_timeout
 			expire(lease_key, until_free)

@@ -316,7 +316,11 @@ class RedisRateLimitStoreTests {
 		for (long[] call : calls) {
 			List<?> raw = runner.run(script, keys, arguments.decide(call[2] == 1, call[0], call[1], 0),
 					TimeUnit.SECONDS.toNanos(5)).get();
-			long[] reply = raw.stream().mapToLong((value) -> (Long) value).toArray();
+			ByteBuffer packed = ByteBuffer.wrap((byte[]) raw.get(0)).order(ByteOrder.LITTLE_ENDIAN);
+			long[] reply = new long[packed.remaining() / Double.BYTES];
+			for (int i = 0; i < reply.length; i++) {
+				reply[i] = (long) packed.getDouble();
+			}
 			long now = reply[ScriptArguments.ReplyField.NOW.ordinal()];
 			first = (first < 0) ? now : first;
 			long wait = reply[ScriptArguments.ReplyField.WAIT.ordinal()];

@@ -122,7 +122,7 @@ class ScriptArgumentsTests {
 	@Test
 	void replyIsParsedByPosition() {
 		ScriptArguments.Reply reply = ScriptArguments.Reply
-			.parse(List.of(1L, 100L, 7L, 3L, 1L, 2L, 11L, 4L, 5L, 90L, 4L, 95L, 8L, 9L));
+			.parse(packed(1, 100, 7, 3, 1, 2, 11, 4, 5, 90, 4, 95, 8, 9));
 		assertThat(reply).satisfies((parsed) -> {
 			assertThat(parsed.status()).isEqualTo(1);
 			assertThat(parsed.now()).isEqualTo(100);
@@ -139,7 +139,7 @@ class ScriptArgumentsTests {
 			assertThat(parsed.quotas()).containsExactly(8, 9);
 			assertThat(parsed.at()).isEqualTo(107);
 		});
-		ScriptArguments.Reply late = ScriptArguments.Reply.parse(List.of(-1L, 100L));
+		ScriptArguments.Reply late = ScriptArguments.Reply.parse(packed(-1, 100));
 		assertThat(late.status()).isEqualTo(-1);
 		assertThat(late.concurrencyLimited()).isFalse();
 		assertThat(late.quotas()).isEmpty();
@@ -156,6 +156,15 @@ class ScriptArgumentsTests {
 		assertThat(decide[1]).hasSize(32);
 		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1");
 		assertThat(arguments.release(12_345_678)[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
+	}
+
+	/** A reply as the scripts pack it, and as Lettuce hands it over: a list of one string of doubles. */
+	private static List<?> packed(long... numbers) {
+		ByteBuffer packed = ByteBuffer.allocate(Double.BYTES * numbers.length).order(ByteOrder.LITTLE_ENDIAN);
+		for (long number : numbers) {
+			packed.putDouble(number);
+		}
+		return List.of(packed.array());
 	}
 
 	/** The arguments as the scripts read them: the packed numbers in decimal, a decimal one as it is. */
