@@ -24,7 +24,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
  * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
  * that a script would parse again, so one string unpacked in one step costs the server less than
  * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s input, the lease's
- * member, stays decimal.
+ * member, stays decimal, and so do the windows' periods in milliseconds that
+ * {@code decide_window.lua} takes after the two: it passes them to {@code PEXPIRE} as they are.
  * <p>
  * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
  * the server's clock, exact as long as every number stays below 2^53, which
@@ -108,6 +109,12 @@ final class ScriptArguments {
 	/** The script that decides for this limiter's shape. */
 	private final Script decide;
 
+	/**
+	 * The arguments {@code decide_window.lua} takes after the settings and the inputs: each
+	 * window's period in whole milliseconds, rounded up, in decimal (none for the other scripts).
+	 */
+	private final byte[][] windowExpiries;
+
 	ScriptArguments(String limiterName, RateLimiterSettings settings) {
 		String prefix = "resilience.rate-limiters." + limiterName + ".";
 		TokenBucketSettings bucket = settings.tokenBucket();
@@ -137,6 +144,11 @@ final class ScriptArguments {
 		this.settings = doubles(encoded);
 		this.decide = decideScript(bucket != null, !windows.isEmpty(), settings.windowAlgorithm(),
 				settings.maxConcurrent() > 0);
+		this.windowExpiries = new byte[(this.decide == Script.DECIDE_WINDOW) ? windows.size() : 0][];
+		for (int i = 0; i < this.windowExpiries.length; i++) {
+			long millis = (encoded[fixed + 2 * i + 1] + 999) / 1000;
+			this.windowExpiries[i] = Long.toString(millis).getBytes(StandardCharsets.US_ASCII);
+		}
 	}
 
 	/**
@@ -187,7 +199,11 @@ final class ScriptArguments {
 		inputs[DecideInput.MAX_WAIT.ordinal()] = maxWaitMicros;
 		inputs[DecideInput.DEADLINE.ordinal()] = deadlineMicros;
 		inputs[DecideInput.COMMIT.ordinal()] = flag(commit);
-		return new byte[][] { this.settings, doubles(inputs) };
+		byte[][] arguments = new byte[2 + this.windowExpiries.length][];
+		arguments[0] = this.settings;
+		arguments[1] = doubles(inputs);
+		System.arraycopy(this.windowExpiries, 0, arguments, 2, this.windowExpiries.length);
+		return arguments;
 	}
 
 	byte[][] giveBack(Reply taken, long cost) {

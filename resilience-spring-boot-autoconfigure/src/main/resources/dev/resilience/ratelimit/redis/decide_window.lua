@@ -17,14 +17,16 @@
 -- field not set, and is packed back from it; the rules are inline. The common path (nothing left
 -- the windows, their limits far off) calls TIME, GET, then ZADD and PEXPIRE per window, and SET:
 -- each window's set needs its entry and its exact expiry, so those two calls are the floor.
--- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
+-- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended); then ARGV[2 + i], window
+-- i's period in whole milliseconds (rounded up) as a decimal: formatting a number costs the server
+-- about as much as a command, and a window's set most often expires one period after now.
 
 -- The state's slots: 1 the shape, 2 to 4 the bucket's, then the sequence, then window i's four
 -- from SEQUENCE + 4i - 3 on (held, heavy, latest, oldest).
 local SEQUENCE = (capacity > 0) and 5 or 2
 local size = SEQUENCE + 4 * window_count
 local shape = ((capacity > 0) and 1 or 0) + 8 * window_count
-local format = '<' .. string.rep('d', size)
+local format = string.rep('<d', size) -- '<' before each is allowed, and one string fewer to build
 local NONE = 0 / 0
 
 local v
@@ -233,7 +235,9 @@ if status == 1 and commit then
 	end
 	for i = 1, window_count do
 		local until_empty = at + periods[i]
-		redis.call('PEXPIRE', KEYS[1 + i], string.format('%d', cdiv(until_empty - now, 1000)))
+		-- admitted now, the set lives one period: its milliseconds come ready-made (ARGV[2 + i])
+		redis.call('PEXPIRE', KEYS[1 + i],
+			(at == now) and ARGV[2 + i] or string.format('%d', cdiv(until_empty - now, 1000)))
 		if until_empty > horizon then
 			horizon = until_empty
 		end

@@ -26,6 +26,7 @@ import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import io.lettuce.core.ScoredValue;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
 
@@ -500,6 +501,48 @@ class RedisRateLimitStoreTests {
 		StoreContractTests.sleep(200);
 		assertThat(decide.get().isPermitted()).isFalse();
 		assertThat(commands.zcard(window)).isEqualTo(3);
+	}
+
+	@Test
+	void scriptDivisionsAreExactForEveryIntegerBelow2To53() throws Exception {
+		// helpers.lua's fdiv and cdiv, run by the server: the quotients nearest a whole number, for
+		// divisors small and large, up to the largest dividend the scripts may form
+		long[] divisors = { 1, 3, 7, 1000, 999_999_937, (1L << 26) + 1, (1L << 40) - 87, ScriptArguments.EXACT - 1 };
+		List<Long> cases = new ArrayList<>();
+		for (long divisor : divisors) {
+			long top = (ScriptArguments.EXACT - 1) / divisor;
+			for (long quotient : new long[] { 0, 1, 2, top - 1, top }) {
+				for (long offset = -1; offset <= 1; offset++) {
+					long dividend = quotient * divisor + offset;
+					if (Math.abs(dividend) < ScriptArguments.EXACT) {
+						cases.add(dividend);
+						cases.add(divisor);
+					}
+				}
+			}
+		}
+		String script = new String(RedisScriptRunner.class.getResourceAsStream("helpers.lua").readAllBytes(),
+				StandardCharsets.UTF_8) + "\nlocal quotients = {}\nfor i = 2, #ARGV, 2 do\n"
+				+ "\tlocal a, b = tonumber(ARGV[i]), tonumber(ARGV[i + 1])\n"
+				+ "\tquotients[#quotients + 1] = fdiv(a, b)\n\tquotients[#quotients + 1] = cdiv(a, b)\nend\n"
+				+ "return quotients";
+		byte[][] arguments = new byte[1 + cases.size()][];
+		arguments[0] = new ScriptArguments("division", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
+			.build()).decide(true, 1, 0, 0)[0];
+		for (int i = 0; i < cases.size(); i++) {
+			arguments[1 + i] = Long.toString(cases.get(i)).getBytes(StandardCharsets.US_ASCII);
+		}
+		List<Object> quotients = server.connect()
+			.<List<Object>>eval(script, ScriptOutputType.MULTI, new byte[0][], arguments)
+			.get(5, TimeUnit.SECONDS);
+		assertThat(quotients).hasSize(cases.size());
+		for (int i = 0; i < cases.size(); i += 2) {
+			long a = cases.get(i);
+			long b = cases.get(i + 1);
+			assertThat(quotients.get(i)).as("fdiv(%d, %d)", a, b).isEqualTo(Math.floorDiv(a, b));
+			assertThat(quotients.get(i + 1)).as("cdiv(%d, %d)", a, b).isEqualTo(-Math.floorDiv(-a, b));
+		}
 	}
 
 	/** A state as the scripts pack it: little-endian doubles. */

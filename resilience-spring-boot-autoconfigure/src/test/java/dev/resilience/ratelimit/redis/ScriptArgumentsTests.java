@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -36,8 +37,9 @@ class ScriptArgumentsTests {
 	void noBucketAndExactWindowsAreZeroes() {
 		ScriptArguments arguments = new ScriptArguments("n",
 				RateLimiterSettings.builder().window(7, Duration.ofMillis(1500)).build());
+		// then the window's period in milliseconds, in decimal, for decide_window.lua's PEXPIRE
 		assertThat(strings(arguments.decide(false, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
-				"1", "7", "1500000", "1", "0", "0", "0");
+				"1", "7", "1500000", "1", "0", "0", "0", "1500");
 	}
 
 	@Test
@@ -117,6 +119,22 @@ class ScriptArgumentsTests {
 			.tokenBucket(1_000_000, 1_000, Duration.ofHours(1), RefillStrategy.GREEDY)
 			.window(1_000_000, Duration.ofHours(24))
 			.build());
+	}
+
+	@Test
+	void onlyTheExactWindowsScriptTakesEachPeriodInWholeMillisecondsRoundedUp() {
+		RateLimiterSettings.Builder windows = RateLimiterSettings.builder()
+			.window(7, Duration.ofMillis(1500))
+			.window(9, Duration.ofNanos(2_000_000_001));
+		byte[][] exact = new ScriptArguments("n", windows.build()).decide(true, 1, 0, 0);
+		assertThat(Arrays.copyOfRange(exact, 2, exact.length)).containsExactly(
+				"1500".getBytes(StandardCharsets.US_ASCII), "2001".getBytes(StandardCharsets.US_ASCII));
+		// decide.lua works its expiries out itself
+		assertThat(new ScriptArguments("n", windows.maxConcurrent(2, Duration.ofMinutes(1)).build())
+			.decide(true, 1, 0, 0)).hasSize(2);
+		assertThat(new ScriptArguments("n", windows.maxConcurrent(0, Duration.ofMinutes(1))
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.build()).decide(true, 1, 0, 0)).hasSize(2);
 	}
 
 	@Test
