@@ -443,30 +443,33 @@ public final class RedisScriptRunner {
 	/**
 	 * The scripts, one per operation, each with the shared files it needs before its own text:
 	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for the two shorter decide
-	 * scripts, {@code state.lua} (the state of windows and leases, expiry), then, for the decide
-	 * scripts, {@code decide_inputs.lua} (the call's inputs and deadline). Their arguments and
+	 * scripts, {@code state.lua} (the state of windows and leases, expiry), then, for the scripts
+	 * that read or write exact windows' entries, {@code entries.lua} (their members), then, for the
+	 * decide scripts, {@code decide_inputs.lua} (the call's inputs and deadline). Their arguments and
 	 * reply are named by {@link ScriptArguments}. Resetting a key needs no script: it is an
 	 * {@code UNLINK}.
 	 */
 	enum Script {
 
 		/** Decides a call, or inspects: what a decision would say. */
-		DECIDE("decide.lua", Script.HELPERS, Script.STATE, Script.DECIDE_INPUTS),
+		DECIDE("decide.lua", Script.HELPERS, Script.STATE, Script.ENTRIES, Script.DECIDE_INPUTS),
 		/** Decides as {@link #DECIDE} does, for a limiter with a token bucket alone: a shorter run. */
 		DECIDE_BUCKET("decide_bucket.lua", Script.HELPERS, Script.DECIDE_INPUTS),
 		/**
 		 * Decides as {@link #DECIDE} does, for a limiter with exact windows (and perhaps a token
 		 * bucket) and no concurrency permits: a shorter run.
 		 */
-		DECIDE_WINDOW("decide_window.lua", Script.HELPERS, Script.DECIDE_INPUTS),
+		DECIDE_WINDOW("decide_window.lua", Script.HELPERS, Script.ENTRIES, Script.DECIDE_INPUTS),
 		/** Gives a call back, as if it had never been made. */
-		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE),
+		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE, Script.ENTRIES),
 		/** Returns a call's concurrency permit. */
 		RELEASE("release.lua", Script.HELPERS, Script.STATE);
 
 		private static final String HELPERS = "helpers.lua";
 
 		private static final String STATE = "state.lua";
+
+		private static final String ENTRIES = "entries.lua";
 
 		private static final String DECIDE_INPUTS = "decide_inputs.lua";
 

@@ -66,11 +66,7 @@ if window_count > 0 and counters then
 		return math.max(0, period - (at - ws))
 	end
 elseif window_count > 0 then
-	-- the cost of an entry, from its member "<sequence>:<cost>", and of entries
-	local function entry_cost(member)
-		return tonumber(string.match(member, ':(%d+)$'))
-	end
-
+	-- the cost of entries (entries.lua)
 	local function cost_of(entries)
 		local total = 0
 		for j = 1, #entries do
@@ -128,12 +124,12 @@ elseif window_count > 0 then
 			return start
 		end
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', KEYS[1 + i], '0', string.format('%d', target - 1), 'WITHSCORES')
+		local entries = redis.call('ZRANGE', KEYS[1 + i], '0', string.format('%d', target - 1))
 		local freed = 0
-		for j = 1, #entries, 2 do
+		for j = 1, #entries do
 			freed = freed + entry_cost(entries[j])
 			if freed >= target then
-				return math.max(start, tonumber(entries[j + 1]) + periods[i])
+				return math.max(start, entry_time(entries[j]) + periods[i])
 			end
 		end
 		error('cost ' .. c .. ' exceeds the window limit of ' .. limit)
@@ -157,16 +153,16 @@ elseif window_count > 0 then
 			-- pruned at now: the oldest entry is in the window
 			oldest = h[base[i] + OLDEST]
 			if not oldest then
-				oldest = tonumber(redis.call('ZRANGE', KEYS[1 + i], '0', '0', 'WITHSCORES')[2])
+				oldest = entry_time(redis.call('ZRANGE', KEYS[1 + i], '0', '0')[1])
 				put(base[i] + OLDEST, oldest)
 			end
 		else
 			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
-				'WITHSCORES', 'LIMIT', '0', '1')
+				'LIMIT', '0', '1')
 			if #first == 0 then
 				return 0
 			end
-			oldest = tonumber(first[2])
+			oldest = entry_time(first[1])
 		end
 		return math.max(0, oldest + periods[i] - at)
 	end
@@ -270,7 +266,7 @@ if window_count > 0 or lease_key then
 				h[base[i] + START] = start
 			end
 		else
-			redis.call('ZADD', KEYS[1 + i], string.format('%d', at), string.format('%d:%d', sequence, cost))
+			redis.call('ZADD', KEYS[1 + i], string.format('%d', at), entry(at, sequence, cost))
 			local held = h[base[i] + HELD] or 0
 			if held == 0 then
 				h[base[i] + OLDEST] = at

@@ -1,13 +1,13 @@
 -- Decides a call of a limiter that has exact sliding windows, with or without a token bucket, and
 -- no concurrency permits, as decide.lua would (same arguments, same reply, same state, same
--- expiries), in fewer steps. RedisScriptRunner prepends helpers.lua only; ScriptArguments picks
+-- expiries), in fewer steps. RedisScriptRunner prepends helpers.lua and entries.lua; ScriptArguments picks
 -- this script for such a limiter.
 --
 -- KEYS[1]     the state, as state.lua describes it: struct.pack'ed doubles, the shape, then
 --             tokens, updated, version (with a bucket), sequence, and held, heavy, latest, oldest
 --             per window; NaN for a field not set. A state of another shape is taken for none,
 --             and the windows' entries with it.
--- KEYS[1 + i] window i's entries: a sorted set, member "<sequence>:<cost>", score its time
+-- KEYS[1 + i] window i's entries: a sorted set, scored by their times (entries.lua)
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
 --
@@ -25,7 +25,7 @@
 -- from SEQUENCE + 4i - 3 on (held, heavy, latest, oldest).
 local SEQUENCE = (capacity > 0) and 5 or 2
 local size = SEQUENCE + 4 * window_count
-local shape = ((capacity > 0) and 1 or 0) + 8 * window_count
+local shape = ((capacity > 0) and 1 or 0) + 8 * window_count + PACKED_ENTRIES
 local format = string.rep('<d', size) -- '<' before each is allowed, and one string fewer to build
 local NONE = 0 / 0
 
@@ -51,11 +51,11 @@ if not v then
 end
 local dirty = false -- whether v differs from what is stored
 
--- the cost of window entries, from their members "<sequence>:<cost>"
+-- the cost of window entries (entries.lua)
 local function cost_of(entries)
 	local total = 0
 	for j = 1, #entries do
-		total = total + tonumber(string.match(entries[j], ':(%d+)$'))
+		total = total + entry_cost(entries[j])
 	end
 	return total
 end
@@ -125,12 +125,12 @@ for i = 1, window_count do
 	local target = held + cost - limit
 	if target > 0 then
 		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', key, '0', string.format('%d', target - 1), 'WITHSCORES')
+		local entries = redis.call('ZRANGE', key, '0', string.format('%d', target - 1))
 		local freed, free_at = 0, nil
-		for j = 1, #entries, 2 do
-			freed = freed + tonumber(string.match(entries[j], ':(%d+)$'))
+		for j = 1, #entries do
+			freed = freed + entry_cost(entries[j])
 			if freed >= target then
-				free_at = tonumber(entries[j + 1]) + period
+				free_at = entry_time(entries[j]) + period
 				break
 			end
 		end
@@ -161,7 +161,7 @@ else
 	sequence = v[SEQUENCE]
 	sequence = ((sequence == sequence) and sequence or 0) + 1
 	v[SEQUENCE] = sequence
-	local member, score = string.format('%d:%d', sequence, cost), string.format('%d', at)
+	local member, score = entry(at, sequence, cost), string.format('%d', at)
 	for i = 1, window_count do
 		local b = SEQUENCE + 4 * i - 4
 		redis.call('ZADD', KEYS[1 + i], score, member)
@@ -208,14 +208,14 @@ for i = 1, window_count do
 			-- pruned at now: the oldest entry is in the window
 			oldest = v[b + 4]
 			if oldest ~= oldest then
-				oldest = tonumber(redis.call('ZRANGE', key, '0', '0', 'WITHSCORES')[2])
+				oldest = entry_time(redis.call('ZRANGE', key, '0', '0')[1])
 				v[b + 4] = oldest
 				dirty = true
 			end
 		else
 			local first = redis.call('ZRANGEBYSCORE', key, string.format('(%d', seen_at - period), '+inf',
-				'WITHSCORES', 'LIMIT', '0', '1')
-			oldest = (#first > 0) and tonumber(first[2]) or nil
+				'LIMIT', '0', '1')
+			oldest = (#first > 0) and entry_time(first[1]) or nil
 		end
 		if oldest and oldest + period > seen_at then
 			until_more = oldest + period - seen_at
@@ -229,21 +229,22 @@ end
 if status == 1 and commit then
 	-- Every key lives exactly as long as it differs from a new key's state: each window's set
 	-- until its newest entry leaves, the state until the last of them and the bucket's refill.
-	local horizon = now
+	local horizon, horizon_ms = now, nil
 	if capacity > 0 then
 		horizon = bucket_available_at(tokens, updated, updated, capacity)
 	end
 	for i = 1, window_count do
 		local until_empty = at + periods[i]
 		-- admitted now, the set lives one period: its milliseconds come ready-made (ARGV[2 + i])
-		redis.call('PEXPIRE', KEYS[1 + i],
-			(at == now) and ARGV[2 + i] or string.format('%d', cdiv(until_empty - now, 1000)))
+		local ms = (at == now) and ARGV[2 + i] or string.format('%d', cdiv(until_empty - now, 1000))
+		redis.call('PEXPIRE', KEYS[1 + i], ms)
 		if until_empty > horizon then
-			horizon = until_empty
+			-- the state lives as long as this set, to the millisecond: the same number
+			horizon, horizon_ms = until_empty, ms
 		end
 	end
 	redis.call('SET', KEYS[1], struct.pack(format, unpack(v, 1, size)), 'PX',
-		string.format('%d', cdiv(horizon - now, 1000)))
+		horizon_ms or string.format('%d', cdiv(horizon - now, 1000)))
 elseif dirty then
 	-- nothing taken: only what left the windows (and the oldest entry read) is written, the
 	-- expiry stays (a new key has no fields to change: its windows are empty)

@@ -70,14 +70,14 @@ for i = 1, window_count do
 				end
 			end
 		end
-	elseif redis.call('ZREM', KEYS[1 + i], string.format('%d:%d', sequence, cost)) == 1 then
+	elseif redis.call('ZREM', KEYS[1 + i], entry(at, sequence, cost)) == 1 then
 		put(base[i] + HELD, h[base[i] + HELD] - cost)
 		if cost > 1 then
 			put(base[i] + HEAVY, h[base[i] + HEAVY] - (cost - 1))
 		end
 		if at == h[base[i] + LATEST] then
-			local latest = redis.call('ZRANGE', KEYS[1 + i], '-1', '-1', 'WITHSCORES')
-			put(base[i] + LATEST, (#latest > 0) and tonumber(latest[2]) or -1)
+			local latest = redis.call('ZRANGE', KEYS[1 + i], '-1', '-1')
+			put(base[i] + LATEST, (#latest > 0) and entry_time(latest[1]) or -1)
 		end
 		if at == h[base[i] + OLDEST] then
 			put(base[i] + OLDEST, nil) -- read when next asked

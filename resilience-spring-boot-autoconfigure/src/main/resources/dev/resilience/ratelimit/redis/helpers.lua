@@ -31,6 +31,10 @@ local capacity, refill_tokens, refill_period, interval, counters, max_concurrent
 interval = interval == 1 -- whole periods at once, else greedily
 counters = counters == 1 -- windows as counters, else exact logs
 local WINDOWS = 49 -- after the eight settings: struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i) is window i's
+-- Part of the shape of a state with exact windows (state.lua, decide_window.lua): their entries'
+-- members are packed (entries.lua). A state written when they were decimal is of another shape,
+-- and its windows' entries are forgotten with it instead of misread.
+local PACKED_ENTRIES = 4096
 
 local clock = redis.call('TIME')
 local now = clock[1] * 1000000 + clock[2]

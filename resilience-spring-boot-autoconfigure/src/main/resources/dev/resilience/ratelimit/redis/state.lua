@@ -21,7 +21,7 @@
 --                                             latest admission), undo:i the latest admission's
 --                                             sequence and undo-start:i, undo-previous:i,
 --                                             undo-current:i, undo-admitted:i the window before it
--- KEYS[2..]      one sorted set per exact window: member "<sequence>:<cost>", score its time
+-- KEYS[2..]      one sorted set per exact window: its entries, scored by their times (entries.lua)
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
 
 local limits, periods = {}, {} -- max_concurrent (0: no concurrency permits) and lease_timeout: helpers.lua
@@ -59,7 +59,7 @@ end
 -- What the fields are: a state stored under other settings of another shape (a limiter changed
 -- between restarts on the same key-prefix) is not read as this one.
 local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0) + ((counters and window_count > 0) and 4 or 0)
-	+ 8 * window_count
+	+ 8 * window_count + ((not counters and window_count > 0) and PACKED_ENTRIES or 0)
 local format = '<' .. string.rep('d', size)
 local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}

@@ -350,9 +350,11 @@ class RedisRateLimitStoreTests {
 		for (int i = 1; i < keys.length; i++) {
 			List<Long> entries = new ArrayList<>();
 			for (ScoredValue<byte[]> entry : server.connect().zrangeWithScores(keys[i], 0, -1).get()) {
-				String member = new String(entry.getValue(), StandardCharsets.UTF_8);
-				entries.add(Long.parseLong(member.substring(0, member.indexOf(':'))));
-				entries.add(Long.parseLong(member.substring(member.indexOf(':') + 1)));
+				// packed: its time (its score too), its sequence, its cost when more than 1
+				ByteBuffer member = ByteBuffer.wrap(entry.getValue()).order(ByteOrder.LITTLE_ENDIAN);
+				assertThat(member.getDouble()).isEqualTo(entry.getScore());
+				entries.add((long) member.getDouble());
+				entries.add(member.hasRemaining() ? (long) member.getDouble() : 1);
 				entries.add(rounded((long) entry.getScore() - first, resolution));
 			}
 			replies.add(entries);
@@ -484,7 +486,7 @@ class RedisRateLimitStoreTests {
 		RedisCommands<String, String> commands = server.commands();
 		String window = new String(keys[1], StandardCharsets.UTF_8);
 		for (int sequence = 101; sequence <= 103; sequence++) {
-			commands.zadd(window, now - 900_000, sequence + ":1");
+			server.connect().zadd(keys[1], now - 900_000, doubles(now - 900_000, sequence)).get();
 		}
 		commands.pexpire(window, 60_000);
 		RateLimiter limiter = limiter(name, settings);
@@ -500,6 +502,40 @@ class RedisRateLimitStoreTests {
 		assertThat(full.getRetryAfter()).isGreaterThan(Duration.ofMillis(500));
 		StoreContractTests.sleep(200);
 		assertThat(decide.get().isPermitted()).isFalse();
+		assertThat(commands.zcard(window)).isEqualTo(3);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void stateWrittenWhenEntriesWereDecimalIsTakenForNoneWithItsEntries(boolean maxConcurrent) throws Exception {
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(1));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		String name = "decimal-" + maxConcurrent;
+		byte[][] keys = new RedisKeys(this.prefix, name, settings.store(RedisRateLimitStore.TYPE).build()).keys("k");
+		List<String> time = server.commands().time();
+		long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+		long at = now - 900_000;
+		// The same limiter as an earlier version left it: its shape without packed entries (8 for
+		// one exact window, 2 for the leases), the sequence (and the typical hold), then the
+		// window's held, heavy, latest and oldest, and three entries "<sequence>:<cost>".
+		byte[] state = maxConcurrent ? doubles(2 + 8, 103, 0, 3, 0, at, at) : doubles(8, 103, 3, 0, at, at);
+		server.connect().set(keys[0], state, SetArgs.Builder.px(60_000)).get();
+		RedisCommands<String, String> commands = server.commands();
+		String window = new String(keys[1], StandardCharsets.UTF_8);
+		for (int sequence = 101; sequence <= 103; sequence++) {
+			commands.zadd(window, at, sequence + ":1");
+		}
+		commands.pexpire(window, 60_000);
+		RateLimiter limiter = limiter(name, settings);
+		Supplier<RateLimitDecision> decide = () -> maxConcurrent
+				? limiter.reserve("k", 1, Duration.ZERO).getDecision() : limiter.tryAcquire("k", 1);
+		for (int i = 0; i < 3; i++) {
+			assertThat(decide.get().isPermitted()).isTrue();
+		}
+		assertThat(decide.get().isPermitted()).isFalse();
+		assertThat(limiter.getStoreErrors()).isZero();
 		assertThat(commands.zcard(window)).isEqualTo(3);
 	}
 
