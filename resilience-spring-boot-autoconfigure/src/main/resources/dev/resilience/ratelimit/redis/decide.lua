@@ -66,15 +66,6 @@ if window_count > 0 and counters then
 		return math.max(0, period - (at - ws))
 	end
 elseif window_count > 0 then
-	-- the cost of entries (entries.lua)
-	local function cost_of(entries)
-		local total = 0
-		for j = 1, #entries do
-			total = total + entry_cost(entries[j])
-		end
-		return total
-	end
-
 	-- Only at now: entries leave oldest first, so none has while the oldest is in the window. When
 	-- every entry cost 1 (heavy:i is 0), the count removed is the cost freed, without reading the
 	-- entries. What is the oldest after a removal is read when asked (window_until_more).

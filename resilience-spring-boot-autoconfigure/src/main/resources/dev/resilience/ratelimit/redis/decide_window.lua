@@ -51,15 +51,6 @@ if not v then
 end
 local dirty = false -- whether v differs from what is stored
 
--- the cost of window entries (entries.lua)
-local function cost_of(entries)
-	local total = 0
-	for j = 1, #entries do
-		total = total + entry_cost(entries[j])
-	end
-	return total
-end
-
 -- the bucket before the call
 local before_tokens, before_updated, before_version = capacity, now, 0
 local tokens, updated

@@ -23,3 +23,11 @@ local function entry_cost(member)
 	local _, _, cost = struct.unpack('<ddd', member)
 	return cost
 end
+
+local function cost_of(entries)
+	local total = 0
+	for j = 1, #entries do
+		total = total + entry_cost(entries[j])
+	end
+	return total
+end
