@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,7 +27,6 @@ import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
-import io.lettuce.core.api.sync.RedisCommands;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -471,72 +469,85 @@ class RedisRateLimitStoreTests {
 	@ParameterizedTest
 	@ValueSource(booleans = { false, true })
 	void exactWindowEntriesOfAStateOfAnotherShapeAreForgottenWithIt(boolean maxConcurrent) throws Exception {
-		// decide_window.lua without max-concurrent, decide.lua (state.lua) with it
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(1));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
-		String name = "reshaped-" + maxConcurrent;
-		byte[][] keys = new RedisKeys(this.prefix, name, settings.store(RedisRateLimitStore.TYPE).build()).keys("k");
-		List<String> time = server.commands().time();
-		long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
 		// What an earlier shape of the limiter (a token bucket alone) left: its state, and three
 		// entries in the window's set made 900 ms ago, counted by that state only.
-		server.connect().set(keys[0], doubles(1, 0, now, 1), SetArgs.Builder.px(60_000)).get();
-		RedisCommands<String, String> commands = server.commands();
-		String window = new String(keys[1], StandardCharsets.UTF_8);
-		for (int sequence = 101; sequence <= 103; sequence++) {
-			server.connect().zadd(keys[1], now - 900_000, doubles(now - 900_000, sequence)).get();
-		}
-		commands.pexpire(window, 60_000);
-		RateLimiter limiter = limiter(name, settings);
-		// a limiter with max-concurrent decides by reserving (its permits are returned by cancelling)
-		Supplier<RateLimitDecision> decide = () -> maxConcurrent
-				? limiter.reserve("k", 1, Duration.ZERO).getDecision() : limiter.tryAcquire("k", 1);
-		for (int i = 0; i < 3; i++) {
-			assertThat(decide.get().isPermitted()).isTrue();
-		}
-		RateLimitDecision full = decide.get();
-		assertThat(full.isPermitted()).isFalse();
+		OneWindow window = oneWindowAfter("reshaped-" + maxConcurrent, maxConcurrent, (keys, at) -> {
+			server.connect().set(keys[0], doubles(1, 0, at, 1), SetArgs.Builder.px(60_000)).get();
+			for (int sequence = 101; sequence <= 103; sequence++) {
+				server.connect().zadd(keys[1], at, doubles(at, sequence)).get();
+			}
+		});
+		RateLimitDecision full = window.decideThreeAndOneMore();
 		// the window's own three entries leave a second after they came, not when the old ones do
 		assertThat(full.getRetryAfter()).isGreaterThan(Duration.ofMillis(500));
 		StoreContractTests.sleep(200);
-		assertThat(decide.get().isPermitted()).isFalse();
-		assertThat(commands.zcard(window)).isEqualTo(3);
+		assertThat(window.decide().isPermitted()).isFalse();
+		assertThat(server.commands().zcard(window.entries())).isEqualTo(3);
 	}
 
 	@ParameterizedTest
 	@ValueSource(booleans = { false, true })
 	void stateWrittenWhenEntriesWereDecimalIsTakenForNoneWithItsEntries(boolean maxConcurrent) throws Exception {
+		// The same limiter as an earlier version left it: its shape without packed entries (8 for
+		// one exact window, 2 for the leases), the sequence (and the typical hold), then the
+		// window's held, heavy, latest and oldest, and three entries "<sequence>:<cost>".
+		OneWindow window = oneWindowAfter("decimal-" + maxConcurrent, maxConcurrent, (keys, at) -> {
+			byte[] state = maxConcurrent ? doubles(2 + 8, 103, 0, 3, 0, at, at) : doubles(8, 103, 3, 0, at, at);
+			server.connect().set(keys[0], state, SetArgs.Builder.px(60_000)).get();
+			for (int sequence = 101; sequence <= 103; sequence++) {
+				server.commands().zadd(new String(keys[1], StandardCharsets.UTF_8), at, sequence + ":1");
+			}
+		});
+		window.decideThreeAndOneMore();
+		assertThat(window.limiter().getStoreErrors()).isZero();
+		assertThat(server.commands().zcard(window.entries())).isEqualTo(3);
+	}
+
+	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
+	private interface Leftovers {
+
+		void write(byte[][] keys, long at) throws Exception;
+
+	}
+
+	/**
+	 * A limiter with one exact window of 3 a second (decide_window.lua), or with max-concurrent too
+	 * (decide.lua and state.lua), on a key where an earlier limiter left its state and its window's
+	 * entries, made 900 ms ago (the window's set lives a minute more).
+	 */
+	private OneWindow oneWindowAfter(String name, boolean maxConcurrent, Leftovers leftovers) throws Exception {
 		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(1));
 		if (maxConcurrent) {
 			settings.maxConcurrent(10, Duration.ofMinutes(1));
 		}
-		String name = "decimal-" + maxConcurrent;
 		byte[][] keys = new RedisKeys(this.prefix, name, settings.store(RedisRateLimitStore.TYPE).build()).keys("k");
 		List<String> time = server.commands().time();
 		long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
-		long at = now - 900_000;
-		// The same limiter as an earlier version left it: its shape without packed entries (8 for
-		// one exact window, 2 for the leases), the sequence (and the typical hold), then the
-		// window's held, heavy, latest and oldest, and three entries "<sequence>:<cost>".
-		byte[] state = maxConcurrent ? doubles(2 + 8, 103, 0, 3, 0, at, at) : doubles(8, 103, 3, 0, at, at);
-		server.connect().set(keys[0], state, SetArgs.Builder.px(60_000)).get();
-		RedisCommands<String, String> commands = server.commands();
-		String window = new String(keys[1], StandardCharsets.UTF_8);
-		for (int sequence = 101; sequence <= 103; sequence++) {
-			commands.zadd(window, at, sequence + ":1");
+		leftovers.write(keys, now - 900_000);
+		String entries = new String(keys[1], StandardCharsets.UTF_8);
+		server.commands().pexpire(entries, 60_000);
+		return new OneWindow(limiter(name, settings), maxConcurrent, entries);
+	}
+
+	/** The limiter of {@link #oneWindowAfter}, and the name of its window's set for key "k". */
+	private record OneWindow(RateLimiter limiter, boolean maxConcurrent, String entries) {
+
+		/** A decision: by reserving with max-concurrent (its permits are returned by cancelling). */
+		RateLimitDecision decide() {
+			return this.maxConcurrent ? this.limiter.reserve("k", 1, Duration.ZERO).getDecision()
+					: this.limiter.tryAcquire("k", 1);
 		}
-		commands.pexpire(window, 60_000);
-		RateLimiter limiter = limiter(name, settings);
-		Supplier<RateLimitDecision> decide = () -> maxConcurrent
-				? limiter.reserve("k", 1, Duration.ZERO).getDecision() : limiter.tryAcquire("k", 1);
-		for (int i = 0; i < 3; i++) {
-			assertThat(decide.get().isPermitted()).isTrue();
+
+		/** Three calls the window admits, as if the leftovers were not there, and the fourth it rejects. */
+		RateLimitDecision decideThreeAndOneMore() {
+			for (int i = 0; i < 3; i++) {
+				assertThat(decide().isPermitted()).isTrue();
+			}
+			RateLimitDecision full = decide();
+			assertThat(full.isPermitted()).isFalse();
+			return full;
 		}
-		assertThat(decide.get().isPermitted()).isFalse();
-		assertThat(limiter.getStoreErrors()).isZero();
-		assertThat(commands.zcard(window)).isEqualTo(3);
+
 	}
 
 	@Test
