@@ -66,9 +66,9 @@ if window_count > 0 and counters then
 		return math.max(0, period - (at - ws))
 	end
 elseif window_count > 0 then
-	-- Only at now: entries leave oldest first, so none has while the oldest is in the window. When
-	-- every entry cost 1 (heavy:i is 0), the count removed is the cost freed, without reading the
-	-- entries. What is the oldest after a removal is read when asked (window_until_more).
+	-- Only at now: entries leave oldest first, so none has while the oldest is in the window
+	-- (entries.lua's prune_entries). What is the oldest after a removal, when it did not tell, is
+	-- read when asked (window_until_more).
 	prune = function(i)
 		local held = h[base[i] + HELD] or 0
 		if held == 0 then
@@ -88,22 +88,15 @@ elseif window_count > 0 then
 			return
 		end
 		local heavy = h[base[i] + HEAVY] or 0
-		local freed
-		local until_cutoff = string.format('%d', cutoff)
-		if heavy == 0 then
-			freed = redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
-		else
-			local gone = redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
-			if #gone == 0 then
-				return
-			end
-			freed = cost_of(gone)
-			redis.call('ZREMRANGEBYSCORE', KEYS[1 + i], '-inf', until_cutoff)
-			put(base[i] + HEAVY, heavy - (freed - #gone))
-		end
-		if freed > 0 then
+		local freed, count, next_oldest = prune_entries(KEYS[1 + i], cutoff, heavy > 0)
+		if count > 0 then
 			put(base[i] + HELD, held - freed)
-			put(base[i] + OLDEST, nil)
+			if freed > count then
+				put(base[i] + HEAVY, heavy - (freed - count))
+			end
+		end
+		if count > 0 or next_oldest then
+			put(base[i] + OLDEST, next_oldest)
 		end
 	end
 
@@ -114,10 +107,11 @@ elseif window_count > 0 then
 		if target <= 0 then
 			return start
 		end
-		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', KEYS[1 + i], '0', string.format('%d', target - 1))
+		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough
+		-- (the last of those read is the oldest).
+		local entries = redis.call('ZRANGE', KEYS[1 + i], string.format('%d', -target), '-1')
 		local freed = 0
-		for j = 1, #entries do
+		for j = #entries, 1, -1 do
 			freed = freed + entry_cost(entries[j])
 			if freed >= target then
 				return math.max(start, entry_time(entries[j]) + periods[i])
@@ -130,7 +124,7 @@ elseif window_count > 0 then
 		local used = h[base[i] + HELD] or 0
 		if at > now and used > 0 then
 			-- entries admitted by at - period will have left by then
-			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], '-inf', string.format('%d', at - periods[i])))
+			used = used - cost_of(redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('%d', periods[i] - at), '+inf'))
 		end
 		return math.max(0, limits[i] - used)
 	end
@@ -144,11 +138,12 @@ elseif window_count > 0 then
 			-- pruned at now: the oldest entry is in the window
 			oldest = h[base[i] + OLDEST]
 			if not oldest then
-				oldest = entry_time(redis.call('ZRANGE', KEYS[1 + i], '0', '0')[1])
+				oldest = entry_time(redis.call('ZRANGE', KEYS[1 + i], '-1', '-1')[1])
 				put(base[i] + OLDEST, oldest)
 			end
 		else
-			local first = redis.call('ZRANGEBYSCORE', KEYS[1 + i], string.format('(%d', at - periods[i]), '+inf',
+			-- the oldest entry made after at - period
+			local first = redis.call('ZREVRANGEBYSCORE', KEYS[1 + i], string.format('(%d', periods[i] - at), '-inf',
 				'LIMIT', '0', '1')
 			if #first == 0 then
 				return 0
@@ -257,7 +252,7 @@ if window_count > 0 or lease_key then
 				h[base[i] + START] = start
 			end
 		else
-			redis.call('ZADD', KEYS[1 + i], string.format('%d', at), entry(at, sequence, cost))
+			redis.call('ZADD', KEYS[1 + i], string.format('%d', -at), entry(at, sequence, cost))
 			local held = h[base[i] + HELD] or 0
 			if held == 0 then
 				h[base[i] + OLDEST] = at

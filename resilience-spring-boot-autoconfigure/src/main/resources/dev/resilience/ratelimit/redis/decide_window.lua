@@ -7,7 +7,7 @@
 --             tokens, updated, version (with a bucket), sequence, and held, heavy, latest, oldest
 --             per window; NaN for a field not set. A state of another shape is taken for none,
 --             and the windows' entries with it.
--- KEYS[1 + i] window i's entries: a sorted set, scored by their times (entries.lua)
+-- KEYS[1 + i] window i's entries: a sorted set (entries.lua)
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
 --
@@ -87,21 +87,16 @@ for i = 1, window_count do
 				held = 0
 			else
 				local heavy = v[b + 2]
-				local freed = 0
-				if heavy ~= heavy or heavy == 0 then
-					freed = redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', cutoff))
-				else
-					local gone = redis.call('ZRANGEBYSCORE', key, '-inf', string.format('%d', cutoff))
-					if #gone > 0 then
-						freed = cost_of(gone)
-						redis.call('ZREMRANGEBYSCORE', key, '-inf', string.format('%d', cutoff))
-						v[b + 2] = heavy - (freed - #gone)
-						dirty = true
+				local freed, count, next_oldest = prune_entries(key, cutoff, heavy == heavy and heavy > 0)
+				if count > 0 then
+					held = held - freed
+					v[b + 1] = held
+					if freed > count then
+						v[b + 2] = heavy - (freed - count)
 					end
 				end
-				if freed > 0 then
-					held = held - freed
-					v[b + 1], v[b + 4] = held, NONE
+				if count > 0 or next_oldest then
+					v[b + 4] = next_oldest or NONE
 					dirty = true
 				end
 			end
@@ -115,10 +110,11 @@ for i = 1, window_count do
 	end
 	local target = held + cost - limit
 	if target > 0 then
-		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough.
-		local entries = redis.call('ZRANGE', key, '0', string.format('%d', target - 1))
+		-- Entries leave oldest first, each costing at least 1: the first "target" of them free enough
+		-- (the last of those read is the oldest).
+		local entries = redis.call('ZRANGE', key, string.format('%d', -target), '-1')
 		local freed, free_at = 0, nil
-		for j = 1, #entries do
+		for j = #entries, 1, -1 do
 			freed = freed + entry_cost(entries[j])
 			if freed >= target then
 				free_at = entry_time(entries[j]) + period
@@ -152,7 +148,7 @@ else
 	sequence = v[SEQUENCE]
 	sequence = ((sequence == sequence) and sequence or 0) + 1
 	v[SEQUENCE] = sequence
-	local member, score = entry(at, sequence, cost), string.format('%d', at)
+	local member, score = entry(at, sequence, cost), string.format('%d', -at)
 	for i = 1, window_count do
 		local b = SEQUENCE + 4 * i - 4
 		redis.call('ZADD', KEYS[1 + i], score, member)
@@ -190,7 +186,7 @@ for i = 1, window_count do
 	local used = held
 	if seen_at > now and used > 0 then
 		-- entries admitted by seen_at - period will have left by then
-		used = used - cost_of(redis.call('ZRANGEBYSCORE', key, '-inf', string.format('%d', seen_at - period)))
+		used = used - cost_of(redis.call('ZRANGEBYSCORE', key, string.format('%d', period - seen_at), '+inf'))
 	end
 	local until_more = 0
 	if held > 0 then
@@ -199,12 +195,13 @@ for i = 1, window_count do
 			-- pruned at now: the oldest entry is in the window
 			oldest = v[b + 4]
 			if oldest ~= oldest then
-				oldest = entry_time(redis.call('ZRANGE', key, '0', '0')[1])
+				oldest = entry_time(redis.call('ZRANGE', key, '-1', '-1')[1])
 				v[b + 4] = oldest
 				dirty = true
 			end
 		else
-			local first = redis.call('ZRANGEBYSCORE', key, string.format('(%d', seen_at - period), '+inf',
+			-- the oldest entry made after seen_at - period
+			local first = redis.call('ZREVRANGEBYSCORE', key, string.format('(%d', period - seen_at), '-inf',
 				'LIMIT', '0', '1')
 			oldest = (#first > 0) and entry_time(first[1]) or nil
 		end

@@ -76,7 +76,7 @@ for i = 1, window_count do
 			put(base[i] + HEAVY, h[base[i] + HEAVY] - (cost - 1))
 		end
 		if at == h[base[i] + LATEST] then
-			local latest = redis.call('ZRANGE', KEYS[1 + i], '-1', '-1')
+			local latest = redis.call('ZRANGE', KEYS[1 + i], '0', '0') -- the newest (entries.lua)
 			put(base[i] + LATEST, (#latest > 0) and entry_time(latest[1]) or -1)
 		end
 		if at == h[base[i] + OLDEST] then

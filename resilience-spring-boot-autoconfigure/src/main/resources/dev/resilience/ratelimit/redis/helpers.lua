@@ -32,8 +32,9 @@ interval = interval == 1 -- whole periods at once, else greedily
 counters = counters == 1 -- windows as counters, else exact logs
 local WINDOWS = 49 -- after the eight settings: struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i) is window i's
 -- Part of the shape of a state with exact windows (state.lua, decide_window.lua): their entries'
--- members are packed (entries.lua). A state written when they were decimal is of another shape,
--- and its windows' entries are forgotten with it instead of misread.
+-- members are packed, scored by minus their time (entries.lua). A state written when they were
+-- decimal, scored by their time, is of another shape, and its windows' entries are forgotten with
+-- it instead of misread.
 local PACKED_ENTRIES = 4096
 
 local clock = redis.call('TIME')

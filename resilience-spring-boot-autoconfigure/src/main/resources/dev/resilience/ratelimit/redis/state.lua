@@ -21,7 +21,7 @@
 --                                             latest admission), undo:i the latest admission's
 --                                             sequence and undo-start:i, undo-previous:i,
 --                                             undo-current:i, undo-admitted:i the window before it
--- KEYS[2..]      one sorted set per exact window: its entries, scored by their times (entries.lua)
+-- KEYS[2..]      one sorted set per exact window: its entries (entries.lua)
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
 
 local limits, periods = {}, {} -- max_concurrent (0: no concurrency permits) and lease_timeout: helpers.lua

@@ -8,9 +8,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import dev.resilience.ratelimit.Permit;
@@ -347,13 +349,15 @@ class RedisRateLimitStoreTests {
 		replies.add(slots);
 		for (int i = 1; i < keys.length; i++) {
 			List<Long> entries = new ArrayList<>();
-			for (ScoredValue<byte[]> entry : server.connect().zrangeWithScores(keys[i], 0, -1).get()) {
-				// packed: its time (its score too), its sequence, its cost when more than 1
+			// oldest first: scored by minus their time
+			for (ScoredValue<byte[]> entry : server.connect().zrevrangeWithScores(keys[i], 0, -1).get()) {
+				// packed: its time (minus its score), its sequence, its cost when more than 1
 				ByteBuffer member = ByteBuffer.wrap(entry.getValue()).order(ByteOrder.LITTLE_ENDIAN);
-				assertThat(member.getDouble()).isEqualTo(entry.getScore());
+				double time = member.getDouble();
+				assertThat(time).isEqualTo(-entry.getScore());
 				entries.add((long) member.getDouble());
 				entries.add(member.hasRemaining() ? (long) member.getDouble() : 1);
-				entries.add(rounded((long) entry.getScore() - first, resolution));
+				entries.add(rounded((long) time - first, resolution));
 			}
 			replies.add(entries);
 		}
@@ -467,6 +471,41 @@ class RedisRateLimitStoreTests {
 	}
 
 	@ParameterizedTest
+	@CsvSource({ "false,false", "false,true", "true,false", "true,true" })
+	void exactWindowFreesEveryEntryThatLeftSinceTheLastDecision(boolean maxConcurrent, boolean heavy) {
+		// Two entries leave at once while two later ones stay: the prune removes both (by score, as
+		// more than one left), whatever they cost, and tells the oldest left apart from them.
+		// heavy: the first two cost 2 and 1, else 1 each
+		int first = heavy ? 2 : 1;
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(first + 3, Duration.ofSeconds(2));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		RateLimiter limiter = limiter("burst-" + maxConcurrent + "-" + heavy, settings);
+		// with max-concurrent, reserving: its permits are returned by cancelling
+		IntFunction<RateLimitDecision> take = (cost) -> maxConcurrent
+				? limiter.reserve("k", cost, Duration.ZERO).getDecision() : limiter.tryAcquire("k", cost);
+		assertThat(take.apply(first).isPermitted()).isTrue();
+		assertThat(take.apply(1).isPermitted()).isTrue();
+		long firstAnswered = System.nanoTime();
+		StoreContractTests.sleep(1000);
+		assertThat(take.apply(1).isPermitted()).isTrue();
+		assertThat(take.apply(1).isPermitted()).isTrue();
+		long laterAnswered = System.nanoTime();
+		StoreContractTests.sleep(Math.max(2300 - (laterAnswered - firstAnswered) / 1_000_000, 0));
+		// two seconds after the first two, not yet after the later two (unless the machine stalled)
+		long decisionSent = System.nanoTime();
+		assertThat(decisionSent - firstAnswered).isGreaterThan(Duration.ofSeconds(2).toNanos());
+		RateLimitDecision freed = take.apply(first + 1);
+		assertThat(freed.isPermitted()).isTrue();
+		assertThat(freed.getRemaining()).isZero();
+		// more comes when the later two leave, two seconds after they came
+		assertThat(freed.getQuotas().get(0).reset()).isPositive()
+			.isLessThanOrEqualTo(Duration.ofSeconds(2).minusNanos(decisionSent - laterAnswered));
+		assertThat(take.apply(1).isPermitted()).isFalse();
+	}
+
+	@ParameterizedTest
 	@ValueSource(booleans = { false, true })
 	void exactWindowEntriesOfAStateOfAnotherShapeAreForgottenWithIt(boolean maxConcurrent) throws Exception {
 		// What an earlier shape of the limiter (a token bucket alone) left: its state, and three
@@ -474,7 +513,7 @@ class RedisRateLimitStoreTests {
 		OneWindow window = oneWindowAfter("reshaped-" + maxConcurrent, maxConcurrent, (keys, at) -> {
 			server.connect().set(keys[0], doubles(1, 0, at, 1), SetArgs.Builder.px(60_000)).get();
 			for (int sequence = 101; sequence <= 103; sequence++) {
-				server.connect().zadd(keys[1], at, doubles(at, sequence)).get();
+				server.connect().zadd(keys[1], -at, doubles(at, sequence)).get();
 			}
 		});
 		RateLimitDecision full = window.decideThreeAndOneMore();
