@@ -88,7 +88,7 @@ elseif window_count > 0 then
 			return
 		end
 		local heavy = h[base[i] + HEAVY] or 0
-		local freed, count, next_oldest = prune_entries(KEYS[1 + i], cutoff, heavy > 0)
+		local freed, count, next_oldest = prune_entries(KEYS[1 + i], cutoff, heavy > 0, oldest ~= nil)
 		if count > 0 then
 			put(base[i] + HELD, held - freed)
 			if freed > count then

@@ -87,7 +87,8 @@ for i = 1, window_count do
 				held = 0
 			else
 				local heavy = v[b + 2]
-				local freed, count, next_oldest = prune_entries(key, cutoff, heavy == heavy and heavy > 0)
+				local freed, count, next_oldest = prune_entries(key, cutoff, heavy == heavy and heavy > 0,
+					oldest == oldest)
 				if count > 0 then
 					held = held - freed
 					v[b + 1] = held

@@ -39,22 +39,33 @@ end
 
 -- Removes a window's entries made at or before cutoff, which have left it; returns the cost they
 -- held, how many there were, and the time of the oldest entry left when that is known (nil when
--- not, or when none is left). Most often one entry leaves: the two oldest tell so, and which is
--- the oldest then, without formatting a score; more are removed by score, as few prunes need.
--- heavy: whether an entry may cost more than 1 (else the count removed is the cost).
-local function prune_entries(key, cutoff, heavy)
-	local tail = redis.call('ZRANGE', key, '-2', '-1') -- the second oldest, then the oldest
-	local n = #tail
-	if n == 0 then
-		return 0, 0, nil
-	end
-	local oldest = entry_time(tail[n])
-	if oldest > cutoff then
-		return 0, 0, oldest
-	end
-	if n == 1 or entry_time(tail[1]) > cutoff then
-		redis.call('ZREMRANGEBYRANK', key, '-1', '-1')
-		return entry_cost(tail[n]), 1, (n == 2) and entry_time(tail[1]) or nil
+-- not, or when none is left). Most often one entry leaves: the entry after the oldest tells so,
+-- and is the oldest then, without formatting a score (and, when every entry costs 1 and the
+-- oldest is known to have left, without reading the oldest); more are removed by score.
+-- heavy: whether an entry may cost more than 1; left: whether the oldest is known to have left.
+local function prune_entries(key, cutoff, heavy, left)
+	local tail, n
+	if left and not heavy then
+		tail = redis.call('ZRANGE', key, '-2', '-2') -- the second oldest
+		n = #tail + 1
+		if n == 1 or entry_time(tail[1]) > cutoff then
+			redis.call('ZREMRANGEBYRANK', key, '-1', '-1')
+			return 1, 1, (n == 2) and entry_time(tail[1]) or nil
+		end
+	else
+		tail = redis.call('ZRANGE', key, '-2', '-1') -- the second oldest, then the oldest
+		n = #tail
+		if n == 0 then
+			return 0, 0, nil
+		end
+		local oldest = entry_time(tail[n])
+		if oldest > cutoff then
+			return 0, 0, oldest
+		end
+		if n == 1 or entry_time(tail[1]) > cutoff then
+			redis.call('ZREMRANGEBYRANK', key, '-1', '-1')
+			return entry_cost(tail[n]), 1, (n == 2) and entry_time(tail[1]) or nil
+		end
 	end
 	local from = string.format('%d', -cutoff)
 	if not heavy then
