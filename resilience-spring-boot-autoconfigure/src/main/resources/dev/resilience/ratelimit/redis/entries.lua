@@ -49,8 +49,9 @@ local function prune_entries(key, cutoff, heavy, left)
 		tail = redis.call('ZRANGE', key, '-2', '-2') -- the second oldest
 		n = #tail + 1
 		if n == 1 or entry_time(tail[1]) > cutoff then
-			redis.call('ZREMRANGEBYRANK', key, '-1', '-1')
-			return 1, 1, (n == 2) and entry_time(tail[1]) or nil
+			-- what was removed: none, should the set have gone meanwhile (evicted)
+			local removed = redis.call('ZREMRANGEBYRANK', key, '-1', '-1')
+			return removed, removed, (n == 2) and entry_time(tail[1]) or nil
 		end
 	else
 		tail = redis.call('ZRANGE', key, '-2', '-1') -- the second oldest, then the oldest

@@ -40,11 +40,12 @@ local PACKED_ENTRIES = 4096
 local clock = redis.call('TIME')
 local now = clock[1] * 1000000 + clock[2]
 
--- floor(a / b) and ceil(a / b) for integers |a| < 2^53, 0 < b < 2^53, exact: a / b as a double
--- is within |a / b| * 2^-53 < 1 / b of the true quotient, and a quotient that is not whole lies at
+-- floor(a / b) and ceil(a / b) for integers 0 <= a < 2^53, 0 < b < 2^53, exact: a / b as a double
+-- is within (a / b) * 2^-53 < 1 / b of the true quotient, and a quotient that is not whole lies at
 -- least 1 / b from the nearest integer, so the floor Lua's '%' takes (a % b is a - floor(a / b) * b)
--- is the true one, and a - a % b, b times it, is exact too. The ceiling is the floor of (a - 1) / b,
--- plus one: b times the ceiling itself may pass 2^53. No function call and no comparison inside: in
+-- is the true one, and a - a % b, b times it and at most a, is exact too. The ceiling is the floor
+-- of (a - 1) / b, plus one: b times the ceiling itself may pass 2^53. (A negative a may pass 2^53
+-- in the same way: no caller divides one.) No function call and no comparison inside: in
 -- a decision's arithmetic, these two ran more often than anything else.
 local function fdiv(a, b)
 	return (a - a % b) / b

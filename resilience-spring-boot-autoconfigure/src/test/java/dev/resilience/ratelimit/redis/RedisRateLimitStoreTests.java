@@ -507,6 +507,38 @@ class RedisRateLimitStoreTests {
 
 	@ParameterizedTest
 	@ValueSource(booleans = { false, true })
+	void exactWindowPrunesRightWhenItsOldestEntryIsNotKnown(boolean maxConcurrent) {
+		// The oldest call is given back, so the state no longer knows which entry is the oldest;
+		// when the next one leaves, the prune finds it, removes it alone and learns the one after.
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(2));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		RateLimiter limiter = limiter("unknown-oldest-" + maxConcurrent, settings);
+		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(first.getDecision().isPermitted()).isTrue();
+		StoreContractTests.sleep(600);
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		long secondAnswered = System.nanoTime();
+		StoreContractTests.sleep(1000);
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		long thirdAnswered = System.nanoTime();
+		first.cancel();
+		StoreContractTests.sleep(Math.max(2400 - (System.nanoTime() - secondAnswered) / 1_000_000, 0));
+		// the second entry has left, the third not yet (unless the machine stalled)
+		long decisionSent = System.nanoTime();
+		assertThat(decisionSent - secondAnswered).isGreaterThan(Duration.ofSeconds(2).toNanos());
+		RateLimitDecision fourth = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(fourth.isPermitted()).isTrue();
+		// the third and the fourth are held
+		assertThat(fourth.getRemaining()).isEqualTo(1);
+		// the oldest now is the third, which leaves two seconds after it came
+		assertThat(fourth.getQuotas().get(0).reset()).isPositive()
+			.isLessThanOrEqualTo(Duration.ofSeconds(2).minusNanos(decisionSent - thirdAnswered));
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
 	void exactWindowEntriesOfAStateOfAnotherShapeAreForgottenWithIt(boolean maxConcurrent) throws Exception {
 		// What an earlier shape of the limiter (a token bucket alone) left: its state, and three
 		// entries in the window's set made 900 ms ago, counted by that state only.
@@ -592,7 +624,8 @@ class RedisRateLimitStoreTests {
 	@Test
 	void scriptDivisionsAreExactForEveryIntegerBelow2To53() throws Exception {
 		// helpers.lua's fdiv and cdiv, run by the server: the quotients nearest a whole number, for
-		// divisors small and large, up to the largest dividend the scripts may form
+		// divisors small and large, up to the largest dividend the scripts may form; each written
+		// with all its digits (a reply number would be truncated to an integer)
 		long[] divisors = { 1, 3, 7, 1000, 999_999_937, (1L << 26) + 1, (1L << 40) - 87, ScriptArguments.EXACT - 1 };
 		List<Long> cases = new ArrayList<>();
 		for (long divisor : divisors) {
@@ -600,7 +633,7 @@ class RedisRateLimitStoreTests {
 			for (long quotient : new long[] { 0, 1, 2, top - 1, top }) {
 				for (long offset = -1; offset <= 1; offset++) {
 					long dividend = quotient * divisor + offset;
-					if (Math.abs(dividend) < ScriptArguments.EXACT) {
+					if (dividend >= 0 && dividend < ScriptArguments.EXACT) {
 						cases.add(dividend);
 						cases.add(divisor);
 					}
@@ -610,7 +643,8 @@ class RedisRateLimitStoreTests {
 		String script = new String(RedisScriptRunner.class.getResourceAsStream("helpers.lua").readAllBytes(),
 				StandardCharsets.UTF_8) + "\nlocal quotients = {}\nfor i = 2, #ARGV, 2 do\n"
 				+ "\tlocal a, b = tonumber(ARGV[i]), tonumber(ARGV[i + 1])\n"
-				+ "\tquotients[#quotients + 1] = fdiv(a, b)\n\tquotients[#quotients + 1] = cdiv(a, b)\nend\n"
+				+ "\tquotients[#quotients + 1] = string.format('%.17g', fdiv(a, b))\n"
+				+ "\tquotients[#quotients + 1] = string.format('%.17g', cdiv(a, b))\nend\n"
 				+ "return quotients";
 		byte[][] arguments = new byte[1 + cases.size()][];
 		arguments[0] = new ScriptArguments("division", RateLimiterSettings.builder()
@@ -626,9 +660,14 @@ class RedisRateLimitStoreTests {
 		for (int i = 0; i < cases.size(); i += 2) {
 			long a = cases.get(i);
 			long b = cases.get(i + 1);
-			assertThat(quotients.get(i)).as("fdiv(%d, %d)", a, b).isEqualTo(Math.floorDiv(a, b));
-			assertThat(quotients.get(i + 1)).as("cdiv(%d, %d)", a, b).isEqualTo(-Math.floorDiv(-a, b));
+			assertThat(decimal(quotients.get(i))).as("fdiv(%d, %d)", a, b).isEqualTo(Long.toString(Math.floorDiv(a, b)));
+			assertThat(decimal(quotients.get(i + 1))).as("cdiv(%d, %d)", a, b)
+				.isEqualTo(Long.toString(-Math.floorDiv(-a, b)));
 		}
+	}
+
+	private static String decimal(Object reply) {
+		return new String((byte[]) reply, StandardCharsets.US_ASCII);
 	}
 
 	/** A state as the scripts pack it: little-endian doubles. */
