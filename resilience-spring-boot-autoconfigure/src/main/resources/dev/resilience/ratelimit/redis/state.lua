@@ -60,7 +60,7 @@ end
 -- between restarts on the same key-prefix) is not read as this one.
 local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0) + ((counters and window_count > 0) and 4 or 0)
 	+ 8 * window_count + ((not counters and window_count > 0) and PACKED_ENTRIES or 0)
-local format = '<' .. string.rep('d', size)
+local format = string.rep('<d', size) -- as decide_window.lua's: '<' before each is allowed, one string fewer
 local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}
 local dirty = false
