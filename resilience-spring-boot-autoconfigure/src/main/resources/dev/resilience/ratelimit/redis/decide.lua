@@ -117,7 +117,11 @@ elseif window_count > 0 then
 				return math.max(start, entry_time(entries[j]) + periods[i])
 			end
 		end
-		error('cost ' .. c .. ' exceeds the window limit of ' .. limit)
+		if c > limit then
+			error('cost ' .. c .. ' exceeds the window limit of ' .. limit)
+		end
+		-- Redis evicted entries the state counts: all have surely left one period after the newest
+		return math.max(start, h[base[i] + LATEST] + periods[i])
 	end
 
 	window_remaining = function(i, at)
@@ -138,17 +142,15 @@ elseif window_count > 0 then
 			-- pruned at now: the oldest entry is in the window
 			oldest = h[base[i] + OLDEST]
 			if not oldest then
-				oldest = entry_time(redis.call('ZRANGE', KEYS[1 + i], '-1', '-1')[1])
+				local tail = redis.call('ZRANGE', KEYS[1 + i], '-1', '-1')
+				-- none when Redis evicted the set: its entries all leave by one period after the newest
+				oldest = (#tail > 0) and entry_time(tail[1]) or h[base[i] + LATEST]
 				put(base[i] + OLDEST, oldest)
 			end
 		else
-			-- the oldest entry made after at - period
-			local first = redis.call('ZREVRANGEBYSCORE', KEYS[1 + i], string.format('(%d', periods[i] - at), '-inf',
-				'LIMIT', '0', '1')
-			if #first == 0 then
-				return 0
-			end
-			oldest = entry_time(first[1])
+			-- the oldest entry made after at - period: there is one, the call's own at "at"
+			oldest = entry_time(redis.call('ZREVRANGEBYSCORE', KEYS[1 + i], string.format('(%d', periods[i] - at),
+				'-inf', 'LIMIT', '0', '1')[1])
 		end
 		return math.max(0, oldest + periods[i] - at)
 	end

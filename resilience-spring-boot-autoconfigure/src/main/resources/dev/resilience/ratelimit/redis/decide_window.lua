@@ -123,7 +123,11 @@ for i = 1, window_count do
 			end
 		end
 		if not free_at then
-			error('cost ' .. cost .. ' exceeds the window limit of ' .. limit)
+			if cost > limit then
+				error('cost ' .. cost .. ' exceeds the window limit of ' .. limit)
+			end
+			-- Redis evicted entries the state counts: all have surely left one period after the newest
+			free_at = v[b + 3] + period
 		end
 		if free_at > at then
 			at = free_at
@@ -196,17 +200,18 @@ for i = 1, window_count do
 			-- pruned at now: the oldest entry is in the window
 			oldest = v[b + 4]
 			if oldest ~= oldest then
-				oldest = entry_time(redis.call('ZRANGE', key, '-1', '-1')[1])
+				local tail = redis.call('ZRANGE', key, '-1', '-1')
+				-- none when Redis evicted the set: its entries all leave by one period after the newest
+				oldest = (#tail > 0) and entry_time(tail[1]) or v[b + 3]
 				v[b + 4] = oldest
 				dirty = true
 			end
 		else
-			-- the oldest entry made after seen_at - period
-			local first = redis.call('ZREVRANGEBYSCORE', key, string.format('(%d', period - seen_at), '-inf',
-				'LIMIT', '0', '1')
-			oldest = (#first > 0) and entry_time(first[1]) or nil
+			-- the oldest entry made after seen_at - period: there is one, the call's own at seen_at
+			oldest = entry_time(redis.call('ZREVRANGEBYSCORE', key, string.format('(%d', period - seen_at), '-inf',
+				'LIMIT', '0', '1')[1])
 		end
-		if oldest and oldest + period > seen_at then
+		if oldest + period > seen_at then
 			until_more = oldest + period - seen_at
 		end
 	end

@@ -574,6 +574,42 @@ class RedisRateLimitStoreTests {
 		assertThat(server.commands().zcard(window.entries())).isEqualTo(3);
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowWhoseEntriesWereEvictedRejectsUntilItsNewestWouldHaveLeft(boolean maxConcurrent) {
+		// Redis may evict a window's set and keep its state (under maxmemory, any key may go): the
+		// state still counts the calls, but no longer knows when each leaves. The window then rejects
+		// until the newest of them would have left, when all surely have: never more than its limit,
+		// and no store error.
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		RateLimiter limiter = limiter("evicted-" + maxConcurrent, settings);
+		Reservation oldest = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(oldest.getDecision().isPermitted()).isTrue();
+		StoreContractTests.sleep(300);
+		long newestSent = System.nanoTime();
+		assertThat(limiter.reserve("k", 2, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		// the oldest call given back: the state no longer knows which entry is the oldest
+		oldest.cancel();
+		assertThat(server.keys(this.prefix + "evicted-" + maxConcurrent + ":*"))
+			.filteredOn((key) -> key.endsWith(":w1"))
+			.singleElement()
+			.satisfies((entries) -> server.commands().del(entries));
+		RateLimitDecision inspected = limiter.inspect("k");
+		assertThat(inspected.getRemaining()).isEqualTo(1);
+		Quota window = inspected.getQuotas().get(0);
+		assertThat(window.reset()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10));
+		RateLimitDecision rejected = limiter.reserve("k", 2, Duration.ZERO).getDecision();
+		long rejectedAnswered = System.nanoTime();
+		assertThat(rejected.isPermitted()).isFalse();
+		// when the newest call leaves, ten seconds after it was made
+		assertThat(rejected.getRetryAfter()).isGreaterThan(Duration.ofSeconds(10).minusNanos(rejectedAnswered - newestSent))
+			.isLessThanOrEqualTo(Duration.ofSeconds(10));
+		assertThat(limiter.getStoreErrors()).isZero();
+	}
+
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
 	private interface Leftovers {
 
