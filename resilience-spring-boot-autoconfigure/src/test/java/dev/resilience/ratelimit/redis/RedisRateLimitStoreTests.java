@@ -610,6 +610,28 @@ class RedisRateLimitStoreTests {
 		assertThat(limiter.getStoreErrors()).isZero();
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowWhoseEveryCallIsGivenBackAdmitsAtOnce(boolean laterFirst) {
+		// A call reserved for later is the window's newest: no call is admitted before it. Given back,
+		// with the one before it (in either order), the window holds none, and nothing is to wait for.
+		// An earlier call's permit, still held, keeps the key's state (else it is deleted, as new).
+		RateLimiter limiter = limiter("all-given-back-" + laterFirst, RateLimiterSettings.builder()
+			.window(1, Duration.ofMillis(200))
+			.maxConcurrent(10, Duration.ofMinutes(1)));
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		StoreContractTests.sleep(300);
+		Reservation now = limiter.reserve("k", 1, Duration.ZERO);
+		Reservation later = limiter.reserve("k", 1, Duration.ofSeconds(1));
+		assertThat(later.getDecision().getWait()).isPositive();
+		// the newest given back first: the one before it is the newest then; else the set is emptied by it
+		(laterFirst ? later : now).cancel();
+		(laterFirst ? now : later).cancel();
+		RateLimitDecision decision = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(decision.isPermitted()).isTrue();
+		assertThat(decision.getWait()).isZero();
+	}
+
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
 	private interface Leftovers {
 
