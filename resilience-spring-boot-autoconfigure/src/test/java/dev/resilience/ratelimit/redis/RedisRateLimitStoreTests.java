@@ -292,6 +292,13 @@ class RedisRateLimitStoreTests {
 			List<List<Long>> own = decideInTurn(RedisScriptRunner.Script.DECIDE_WINDOW, keys.keys("own"), arguments,
 					calls, second, timeSlots[shape]);
 			assertThat(own).as(name).isEqualTo(general);
+			// a key whose last write admitted a call at once: its expiries, each a window's period
+			long[][] once = { { 1, 0, 1 } };
+			assertThat(decideInTurn(RedisScriptRunner.Script.DECIDE_WINDOW, keys.keys("own-once"), arguments, once,
+					second, timeSlots[shape]))
+				.as(name)
+				.isEqualTo(decideInTurn(RedisScriptRunner.Script.DECIDE, keys.keys("general-once"), arguments, once,
+						second, timeSlots[shape]));
 			// rejected by the first window until its first entry leaves, an hour after it came
 			assertThat(general.get(3)).as(name).startsWith(0L, 0L, 0L);
 			// reserved then, and the next two when the second window frees two, two hours after
@@ -307,8 +314,8 @@ class RedisRateLimitStoreTests {
 	 * then the state (its slots timeSlots hold times, a slot not set is Long.MIN_VALUE), then each
 	 * window's entries (sequence, cost, time), with their times relative to the key's first
 	 * decision and rounded to the resolution, so that runs at different server times compare
-	 * exactly. A duration from now to a time is that time, relative; a zero duration (now itself)
-	 * and a time not set (0) stay zero.
+	 * exactly, and last each key's time to live in seconds. A duration from now to a time is that
+	 * time, relative; a zero duration (now itself) and a time not set (0) stay zero.
 	 */
 	private static List<List<Long>> decideInTurn(RedisScriptRunner.Script script, byte[][] keys,
 			ScriptArguments arguments, long[][] calls, long resolution, int... timeSlots) throws Exception {
@@ -361,6 +368,12 @@ class RedisRateLimitStoreTests {
 			}
 			replies.add(entries);
 		}
+		// each key's time to live, to the second: the runs' calls are milliseconds apart
+		List<Long> expiries = new ArrayList<>();
+		for (byte[] key : keys) {
+			expiries.add(Math.round(server.connect().pttl(key).get() / 1000.0));
+		}
+		replies.add(expiries);
 		return replies;
 	}
 
