@@ -645,6 +645,26 @@ class RedisRateLimitStoreTests {
 		assertThat(decision.getWait()).isZero();
 	}
 
+	@Test
+	void exactWindowWhoseEntriesAllLeftBesideHeldPermitsIsEmptyAgain() {
+		// The permits keep the key's state for their lease timeout, beyond the window's entries:
+		// once the newest entry has left, the window is empty, its set gone with its count.
+		RateLimiter limiter = limiter("all-left", RateLimiterSettings.builder()
+			.window(2, Duration.ofMillis(300))
+			.maxConcurrent(10, Duration.ofMinutes(1)));
+		for (int i = 0; i < 2; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+		StoreContractTests.sleep(400);
+		Quota window = limiter.inspect("k").getQuotas().get(0);
+		assertThat(window.remaining()).isEqualTo(2);
+		assertThat(window.reset()).isZero();
+		RateLimitDecision both = limiter.reserve("k", 2, Duration.ZERO).getDecision();
+		assertThat(both.isPermitted()).isTrue();
+		assertThat(both.getInFlight()).isEqualTo(3);
+	}
+
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
 	private interface Leftovers {
 
