@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 
@@ -31,6 +32,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
 /** What only the Redis store promises: one command per decision, expiring keys, late commands ignored. */
@@ -663,6 +665,31 @@ class RedisRateLimitStoreTests {
 		RateLimitDecision both = limiter.reserve("k", 2, Duration.ZERO).getDecision();
 		assertThat(both.isPermitted()).isTrue();
 		assertThat(both.getInFlight()).isEqualTo(3);
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowScriptRefusesACostAboveItsLimitThatNothingCouldFree(boolean maxConcurrent) throws Exception {
+		// The limiter refuses such a cost before asking Redis; a script asked anyway fails rather
+		// than admit it once the window's entries have left.
+		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(3, Duration.ofSeconds(1));
+		if (maxConcurrent) {
+			builder.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		RateLimiterSettings settings = builder.build();
+		String name = "above-limit-" + maxConcurrent;
+		ScriptArguments arguments = new ScriptArguments(name, settings);
+		byte[][] keys = new RedisKeys(this.prefix, name, settings).keys("k");
+		List<?> full = runner.run(arguments.decideScript(), keys, arguments.decide(true, 3, 0, 0),
+				TimeUnit.SECONDS.toNanos(5)).get();
+		assertThat(ScriptArguments.Reply.parse(full).status()).isOne();
+		assertThatExceptionOfType(ExecutionException.class)
+			.isThrownBy(() -> runner.run(arguments.decideScript(), keys,
+					arguments.decide(true, 4, TimeUnit.SECONDS.toMicros(5), 0), TimeUnit.SECONDS.toNanos(5))
+				.get())
+			.withMessageContaining("cost 4 exceeds the window limit of 3");
 	}
 
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
