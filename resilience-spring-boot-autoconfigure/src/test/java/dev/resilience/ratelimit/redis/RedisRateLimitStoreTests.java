@@ -316,8 +316,9 @@ class RedisRateLimitStoreTests {
 	 * then the state (its slots timeSlots hold times, a slot not set is Long.MIN_VALUE), then each
 	 * window's entries (sequence, cost, time), with their times relative to the key's first
 	 * decision and rounded to the resolution, so that runs at different server times compare
-	 * exactly, and last each key's time to live in seconds. A duration from now to a time is that
-	 * time, relative; a zero duration (now itself) and a time not set (0) stay zero.
+	 * exactly, and last each key's expiry in seconds after the first decision. A duration from now
+	 * to a time is that time, relative; a zero duration (now itself) and a time not set (0) stay
+	 * zero.
 	 */
 	private static List<List<Long>> decideInTurn(RedisScriptRunner.Script script, byte[][] keys,
 			ScriptArguments arguments, long[][] calls, long resolution, int... timeSlots) throws Exception {
@@ -370,10 +371,14 @@ class RedisRateLimitStoreTests {
 			}
 			replies.add(entries);
 		}
-		// each key's time to live, to the second: the runs' calls are milliseconds apart
+		// each key's expiry relative to the first decision, to the second (the runs' calls are
+		// milliseconds apart); -2 for a key that does not exist
+		List<String> time = server.commands().time();
+		long sinceFirstMillis = (Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1)) - first) / 1000;
 		List<Long> expiries = new ArrayList<>();
 		for (byte[] key : keys) {
-			expiries.add(Math.round(server.connect().pttl(key).get() / 1000.0));
+			long ttl = server.commands().pttl(new String(key, StandardCharsets.UTF_8));
+			expiries.add((ttl < 0) ? ttl : Math.round((sinceFirstMillis + ttl) / 1000.0));
 		}
 		replies.add(expiries);
 		return replies;
@@ -613,9 +618,11 @@ class RedisRateLimitStoreTests {
 			.singleElement()
 			.satisfies((entries) -> server.commands().del(entries));
 		RateLimitDecision inspected = limiter.inspect("k");
+		long inspectedAnswered = System.nanoTime();
 		assertThat(inspected.getRemaining()).isEqualTo(1);
 		Quota window = inspected.getQuotas().get(0);
-		assertThat(window.reset()).isGreaterThan(Duration.ofSeconds(9)).isLessThanOrEqualTo(Duration.ofSeconds(10));
+		assertThat(window.reset()).isGreaterThan(Duration.ofSeconds(10).minusNanos(inspectedAnswered - newestSent))
+			.isLessThanOrEqualTo(Duration.ofSeconds(10));
 		RateLimitDecision rejected = limiter.reserve("k", 2, Duration.ZERO).getDecision();
 		long rejectedAnswered = System.nanoTime();
 		assertThat(rejected.isPermitted()).isFalse();
@@ -632,12 +639,12 @@ class RedisRateLimitStoreTests {
 		// with the one before it (in either order), the window holds none, and nothing is to wait for.
 		// An earlier call's permit, still held, keeps the key's state (else it is deleted, as new).
 		RateLimiter limiter = limiter("all-given-back-" + laterFirst, RateLimiterSettings.builder()
-			.window(1, Duration.ofMillis(200))
+			.window(1, Duration.ofSeconds(1))
 			.maxConcurrent(10, Duration.ofMinutes(1)));
 		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		StoreContractTests.sleep(300);
+		StoreContractTests.sleep(1100);
 		Reservation now = limiter.reserve("k", 1, Duration.ZERO);
-		Reservation later = limiter.reserve("k", 1, Duration.ofSeconds(1));
+		Reservation later = limiter.reserve("k", 1, Duration.ofSeconds(3));
 		assertThat(later.getDecision().getWait()).isPositive();
 		// the newest given back first: the one before it is the newest then; else the set is emptied by it
 		(laterFirst ? later : now).cancel();
@@ -652,13 +659,13 @@ class RedisRateLimitStoreTests {
 		// The permits keep the key's state for their lease timeout, beyond the window's entries:
 		// once the newest entry has left, the window is empty, its set gone with its count.
 		RateLimiter limiter = limiter("all-left", RateLimiterSettings.builder()
-			.window(2, Duration.ofMillis(300))
+			.window(2, Duration.ofSeconds(1))
 			.maxConcurrent(10, Duration.ofMinutes(1)));
 		for (int i = 0; i < 2; i++) {
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		}
 		assertThat(limiter.inspect("k").getRemaining()).isZero();
-		StoreContractTests.sleep(400);
+		StoreContractTests.sleep(1200);
 		Quota window = limiter.inspect("k").getQuotas().get(0);
 		assertThat(window.remaining()).isEqualTo(2);
 		assertThat(window.reset()).isZero();
