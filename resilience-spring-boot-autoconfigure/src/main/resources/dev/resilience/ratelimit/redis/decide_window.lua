@@ -5,8 +5,8 @@
 --
 -- KEYS[1]     the state, as state.lua describes it: struct.pack'ed doubles, the shape, then
 --             tokens, updated, version (with a bucket), sequence, and held, heavy, latest, oldest
---             per window; NaN for a field not set. A state of another shape is taken for none,
---             and the windows' entries with it.
+--             per window; NaN for a field not set. A state of another shape is taken for none;
+--             without a state, the windows' entries are deleted.
 -- KEYS[1 + i] window i's entries: a sorted set (entries.lua)
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
@@ -31,19 +31,15 @@ local NONE = 0 / 0
 
 local v
 local stored = redis.call('GET', KEYS[1])
-if stored then
-	if #stored == 8 * size then
-		v = { struct.unpack(format, stored) }
-		if v[1] ~= shape then
-			v = nil
-		end
-	end
-	if not v then
-		-- another shape's: its windows' entries go with it (state.lua's load says why)
-		redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
+if stored and #stored == 8 * size then
+	v = { struct.unpack(format, stored) }
+	if v[1] ~= shape then
+		v = nil
 	end
 end
 if not v then
+	-- none, or another shape's: the windows' entries go with it (state.lua's load says why)
+	redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
 	v = { shape }
 	for j = 2, size do
 		v[j] = NONE

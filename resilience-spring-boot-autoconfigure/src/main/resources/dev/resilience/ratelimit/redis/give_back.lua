@@ -77,7 +77,9 @@ for i = 1, window_count do
 		end
 		if at == h[base[i] + LATEST] then
 			local latest = redis.call('ZRANGE', KEYS[1 + i], '0', '0') -- the newest (entries.lua)
-			put(base[i] + LATEST, (#latest > 0) and entry_time(latest[1]) or -1)
+			-- none left: -1, unless the state still counts calls whose entries Redis evicted, all
+			-- made before this one, so gone one period after it
+			put(base[i] + LATEST, (#latest > 0) and entry_time(latest[1]) or ((h[base[i] + HELD] > 0) and at or -1))
 		end
 		if at == h[base[i] + OLDEST] then
 			put(base[i] + OLDEST, nil) -- read when next asked

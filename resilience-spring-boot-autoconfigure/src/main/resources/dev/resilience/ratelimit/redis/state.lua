@@ -66,15 +66,13 @@ local h = {}
 local dirty = false
 
 -- Reads the state; whether there is one. A state of another shape (the limiter's settings
--- changed) is taken for none, and so are the entries of the exact windows' sets: they were counted
--- by that state alone, and counted by none they would be taken for this state's entries, held
--- against the limit but never subtracted when they leave.
+-- changed) is taken for none. Without a state (expired, or evicted by Redis under maxmemory), the
+-- entries of the exact windows' sets go too: they were counted by that state alone, and counted by
+-- none they would be taken for this state's entries, held against the limit but never subtracted
+-- when they leave.
 local function load()
 	local stored = redis.call('GET', state_key)
-	if not stored then
-		return false
-	end
-	local values = (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
+	local values = stored and (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
 	if not values or values[1] ~= shape then
 		if not counters and window_count > 0 then
 			redis.call('DEL', unpack(KEYS, 2, 1 + window_count))

@@ -654,6 +654,64 @@ class RedisRateLimitStoreTests {
 		assertThat(decision.getWait()).isZero();
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowWhoseStateWasEvictedStartsAfreshWithoutItsEntries(boolean maxConcurrent) {
+		// The state evicted, its window's entries stay: a new state would not count them, yet
+		// take them for its own when they leave (freeing what its own calls hold). So they go too,
+		// and the key starts afresh, as one whose state expired.
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		String name = "state-evicted-" + maxConcurrent;
+		RateLimiter limiter = limiter(name, settings);
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
+		StoreContractTests.sleep(1000);
+		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":s"))
+			.singleElement()
+			.satisfies((state) -> server.commands().del(state));
+		long afreshSent = System.nanoTime();
+		for (int i = 0; i < 3; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
+		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		long rejectedAnswered = System.nanoTime();
+		assertThat(rejected.isPermitted()).isFalse();
+		// more when the first call made afresh leaves, not when the first one before did
+		assertThat(rejected.getRetryAfter()).isGreaterThan(Duration.ofSeconds(10).minusNanos(rejectedAnswered - afreshSent));
+		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":w1"))
+			.singleElement()
+			.satisfies((entries) -> assertThat(server.commands().zcard(entries)).isEqualTo(3));
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void exactWindowStillCountsEvictedCallsWhenTheOnlyLaterOneIsGivenBack(boolean maxConcurrent) {
+		// Two calls, their entries evicted; a third, given back: the set is empty, but the state
+		// still holds the first two, which leave no sooner than the third would have.
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		String name = "evicted-given-back-" + maxConcurrent;
+		RateLimiter limiter = limiter(name, settings);
+		for (int i = 0; i < 2; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
+		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":w1"))
+			.singleElement()
+			.satisfies((entries) -> server.commands().del(entries));
+		Reservation third = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(third.getDecision().isPermitted()).isTrue();
+		third.cancel();
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
+		assertThat(limiter.getStoreErrors()).isZero();
+	}
+
 	@Test
 	void exactWindowWhoseEntriesAllLeftBesideHeldPermitsIsEmptyAgain() {
 		// The permits keep the key's state for their lease timeout, beyond the window's entries:
