@@ -175,7 +175,11 @@ for i = 1, window_count do
 end
 local in_flight = 0
 if lease_key then
-	redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', string.format('%d', now - lease_timeout))
+	-- counted before removed: a write, even of nothing, would let the rest past a full Redis (state.lua's load)
+	local expired = string.format('%d', now - lease_timeout)
+	if redis.call('ZCOUNT', lease_key, '-inf', expired) > 0 then
+		redis.call('ZREMRANGEBYSCORE', lease_key, '-inf', expired)
+	end
 	in_flight = redis.call('ZCARD', lease_key)
 end
 local concurrency_full = lease_key ~= nil and in_flight >= max_concurrent

@@ -16,7 +16,8 @@
 -- than the window's own commands. Here the state stays in the array v as it was read, NaN for a
 -- field not set, and is packed back from it; the rules are inline. The common path (nothing left
 -- the windows, their limits far off) calls TIME, GET, then ZADD and PEXPIRE per window, and SET:
--- each window's set needs its entry and its exact expiry, so those two calls are the floor.
+-- each window's set needs its entry and its exact expiry, so those two calls are the floor. (A
+-- key's first decision also asks whether its windows' sets exist.)
 -- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended); then ARGV[2 + i], window
 -- i's period in whole milliseconds (rounded up) as a decimal: formatting a number costs the server
 -- about as much as a command, and a window's set most often expires one period after now.
@@ -39,7 +40,9 @@ if stored and #stored == 8 * size then
 end
 if not v then
 	-- none, or another shape's: the windows' entries go with it (state.lua's load says why)
-	redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
+	if redis.call('EXISTS', unpack(KEYS, 2, 1 + window_count)) > 0 then
+		redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
+	end
 	v = { shape }
 	for j = 2, size do
 		v[j] = NONE

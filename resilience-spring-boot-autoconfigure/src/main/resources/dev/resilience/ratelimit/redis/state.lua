@@ -69,13 +69,25 @@ local dirty = false
 -- changed) is taken for none. Without a state (expired, or evicted by Redis under maxmemory), the
 -- entries of the exact windows' sets go too: they were counted by that state alone, and counted by
 -- none they would be taken for this state's entries, held against the limit but never subtracted
--- when they leave.
+-- when they leave. They are looked for first: Redis refuses a script's writes on a full server
+-- (maxmemory with noeviction) only until the script has written, and a DEL, even of nothing, is a
+-- write.
 local function load()
 	local stored = redis.call('GET', state_key)
 	local values = stored and (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
 	if not values or values[1] ~= shape then
 		if not counters and window_count > 0 then
-			redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
+			if redis.call('EXISTS', unpack(KEYS, 2, 1 + window_count)) > 0 then
+				redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
+			end
+		end
+		if lease_key then
+			-- The leases outlive the state that numbered their calls: number the next calls after
+			-- them, or a new call's lease would replace one still held.
+			local members = redis.call('ZRANGE', lease_key, '0', '-1')
+			for j = 1, #members do
+				h[SEQUENCE] = math.max(h[SEQUENCE] or 0, tonumber(members[j]))
+			end
 		end
 		return false
 	end

@@ -23,6 +23,7 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreFailurePolicy;
 import dev.resilience.ratelimit.WindowAlgorithm;
 import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
@@ -710,6 +711,55 @@ class RedisRateLimitStoreTests {
 		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
 		assertThat(limiter.getStoreErrors()).isZero();
+	}
+
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void fullRedisRefusesANewKeysFirstDecision(boolean maxConcurrent) {
+		// maxmemory reached, noeviction: Redis refuses a script's writes until it has written one,
+		// so a new key's decision must not write anything (such as a delete of nothing) before
+		// its entry: refused, it is decided by on-store-failure, and nothing is stored.
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(3, Duration.ofSeconds(10))
+			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED);
+		if (maxConcurrent) {
+			settings.maxConcurrent(10, Duration.ofMinutes(1));
+		}
+		try (RedisServer full = RedisServer.start()) {
+			RateLimiter limiter = StoreRateLimiterRegistry.builder()
+				.store(RedisRateLimitStore.TYPE, RedisServer.stores(full.runner(), this.prefix, Duration.ofSeconds(2)))
+				.limiter("full", settings.build())
+				.build()
+				.get("full");
+			assertThat(limiter.reserve("a", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+			int keys = full.keys("*").size();
+			full.commands().configSet("maxmemory-policy", "noeviction");
+			full.commands().configSet("maxmemory", "1");
+			assertThat(limiter.reserve("b", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
+			assertThat(limiter.getStoreErrors()).isOne();
+			assertThat(full.keys("*")).hasSize(keys);
+		}
+	}
+
+	@Test
+	void permitsHeldWhenTheStateWasEvictedStillCount() {
+		// The leases outlive the evicted state that numbered their calls: the calls after it are
+		// numbered past them, so that none takes the lease of a call still holding its permit.
+		String name = "leases-outlive";
+		RateLimiter limiter = limiter(name, RateLimiterSettings.builder().maxConcurrent(3, Duration.ofMinutes(1)));
+		for (int i = 0; i < 2; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
+		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":s"))
+			.singleElement()
+			.satisfies((state) -> server.commands().del(state));
+		RateLimitDecision third = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(third.isPermitted()).isTrue();
+		assertThat(third.getInFlight()).isEqualTo(3);
+		RateLimitDecision fourth = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(fourth.isPermitted()).isFalse();
+		assertThat(fourth.isConcurrencyLimited()).isTrue();
 	}
 
 	@Test
