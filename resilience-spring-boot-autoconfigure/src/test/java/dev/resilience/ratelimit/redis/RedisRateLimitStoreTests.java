@@ -498,10 +498,7 @@ class RedisRateLimitStoreTests {
 		// more than one left), whatever they cost, and tells the oldest left apart from them.
 		// heavy: the first two cost 2 and 1, else 1 each
 		int first = heavy ? 2 : 1;
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(first + 3, Duration.ofSeconds(2));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(first + 3, Duration.ofSeconds(2), maxConcurrent);
 		RateLimiter limiter = limiter("burst-" + maxConcurrent + "-" + heavy, settings);
 		// with max-concurrent, reserving: its permits are returned by cancelling
 		IntFunction<RateLimitDecision> take = (cost) -> maxConcurrent
@@ -531,10 +528,7 @@ class RedisRateLimitStoreTests {
 	void exactWindowPrunesRightWhenItsOldestEntryIsNotKnown(boolean maxConcurrent) {
 		// The oldest call is given back, so the state no longer knows which entry is the oldest;
 		// when the next one leaves, the prune finds it, removes it alone and learns the one after.
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(2));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(2), maxConcurrent);
 		RateLimiter limiter = limiter("unknown-oldest-" + maxConcurrent, settings);
 		Reservation first = limiter.reserve("k", 1, Duration.ZERO);
 		assertThat(first.getDecision().isPermitted()).isTrue();
@@ -602,10 +596,7 @@ class RedisRateLimitStoreTests {
 		// state still counts the calls, but no longer knows when each leaves. The window then rejects
 		// until the newest of them would have left, when all surely have: never more than its limit,
 		// and no store error.
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent);
 		RateLimiter limiter = limiter("evicted-" + maxConcurrent, settings);
 		Reservation oldest = limiter.reserve("k", 1, Duration.ZERO);
 		assertThat(oldest.getDecision().isPermitted()).isTrue();
@@ -614,10 +605,7 @@ class RedisRateLimitStoreTests {
 		assertThat(limiter.reserve("k", 2, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		// the oldest call given back: the state no longer knows which entry is the oldest
 		oldest.cancel();
-		assertThat(server.keys(this.prefix + "evicted-" + maxConcurrent + ":*"))
-			.filteredOn((key) -> key.endsWith(":w1"))
-			.singleElement()
-			.satisfies((entries) -> server.commands().del(entries));
+		evict("evicted-" + maxConcurrent, "w1");
 		RateLimitDecision inspected = limiter.inspect("k");
 		long inspectedAnswered = System.nanoTime();
 		assertThat(inspected.getRemaining()).isEqualTo(1);
@@ -661,19 +649,14 @@ class RedisRateLimitStoreTests {
 		// The state evicted, its window's entries stay: a new state would not count them, yet
 		// take them for its own when they leave (freeing what its own calls hold). So they go too,
 		// and the key starts afresh, as one whose state expired.
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent);
 		String name = "state-evicted-" + maxConcurrent;
 		RateLimiter limiter = limiter(name, settings);
 		for (int i = 0; i < 3; i++) {
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		}
 		StoreContractTests.sleep(1000);
-		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":s"))
-			.singleElement()
-			.satisfies((state) -> server.commands().del(state));
+		evict(name, "s");
 		long afreshSent = System.nanoTime();
 		for (int i = 0; i < 3; i++) {
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
@@ -693,18 +676,13 @@ class RedisRateLimitStoreTests {
 	void exactWindowStillCountsEvictedCallsWhenTheOnlyLaterOneIsGivenBack(boolean maxConcurrent) {
 		// Two calls, their entries evicted; a third, given back: the set is empty, but the state
 		// still holds the first two, which leave no sooner than the third would have.
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(10));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent);
 		String name = "evicted-given-back-" + maxConcurrent;
 		RateLimiter limiter = limiter(name, settings);
 		for (int i = 0; i < 2; i++) {
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		}
-		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":w1"))
-			.singleElement()
-			.satisfies((entries) -> server.commands().del(entries));
+		evict(name, "w1");
 		Reservation third = limiter.reserve("k", 1, Duration.ZERO);
 		assertThat(third.getDecision().isPermitted()).isTrue();
 		third.cancel();
@@ -719,13 +697,9 @@ class RedisRateLimitStoreTests {
 		// maxmemory reached, noeviction: Redis refuses a script's writes until it has written one,
 		// so a new key's decision must not write anything (such as a delete of nothing) before
 		// its entry: refused, it is decided by on-store-failure, and nothing is stored.
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder()
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent)
 			.store(RedisRateLimitStore.TYPE)
-			.window(3, Duration.ofSeconds(10))
 			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED);
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
 		try (RedisServer full = RedisServer.start()) {
 			RateLimiter limiter = StoreRateLimiterRegistry.builder()
 				.store(RedisRateLimitStore.TYPE, RedisServer.stores(full.runner(), this.prefix, Duration.ofSeconds(2)))
@@ -751,9 +725,7 @@ class RedisRateLimitStoreTests {
 		for (int i = 0; i < 2; i++) {
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 		}
-		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":s"))
-			.singleElement()
-			.satisfies((state) -> server.commands().del(state));
+		evict(name, "s");
 		RateLimitDecision third = limiter.reserve("k", 1, Duration.ZERO).getDecision();
 		assertThat(third.isPermitted()).isTrue();
 		assertThat(third.getInFlight()).isEqualTo(3);
@@ -787,13 +759,8 @@ class RedisRateLimitStoreTests {
 	void exactWindowScriptRefusesACostAboveItsLimitThatNothingCouldFree(boolean maxConcurrent) throws Exception {
 		// The limiter refuses such a cost before asking Redis; a script asked anyway fails rather
 		// than admit it once the window's entries have left.
-		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
-			.store(RedisRateLimitStore.TYPE)
-			.window(3, Duration.ofSeconds(1));
-		if (maxConcurrent) {
-			builder.maxConcurrent(10, Duration.ofMinutes(1));
-		}
-		RateLimiterSettings settings = builder.build();
+		RateLimiterSettings settings = window(3, Duration.ofSeconds(1), maxConcurrent).store(RedisRateLimitStore.TYPE)
+			.build();
 		String name = "above-limit-" + maxConcurrent;
 		ScriptArguments arguments = new ScriptArguments(name, settings);
 		byte[][] keys = new RedisKeys(this.prefix, name, settings).keys("k");
@@ -805,6 +772,22 @@ class RedisRateLimitStoreTests {
 					arguments.decide(true, 4, TimeUnit.SECONDS.toMicros(5), 0), TimeUnit.SECONDS.toNanos(5))
 				.get())
 			.withMessageContaining("cost 4 exceeds the window limit of 3");
+	}
+
+	/**
+	 * One exact window (decide_window.lua), or with max-concurrent the permits too (decide.lua and
+	 * state.lua).
+	 */
+	private static RateLimiterSettings.Builder window(long limit, Duration period, boolean maxConcurrent) {
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(limit, period);
+		return maxConcurrent ? settings.maxConcurrent(10, Duration.ofMinutes(1)) : settings;
+	}
+
+	/** Deletes, as Redis evicting it would, one part of a limiter's keys: "s" the state, "w1" the first window's set. */
+	private void evict(String limiterName, String part) {
+		assertThat(server.keys(this.prefix + limiterName + ":*")).filteredOn((key) -> key.endsWith(":" + part))
+			.singleElement()
+			.satisfies((key) -> server.commands().del(key));
 	}
 
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
@@ -820,10 +803,7 @@ class RedisRateLimitStoreTests {
 	 * entries, made 900 ms ago (the window's set lives a minute more).
 	 */
 	private OneWindow oneWindowAfter(String name, boolean maxConcurrent, Leftovers leftovers) throws Exception {
-		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(3, Duration.ofSeconds(1));
-		if (maxConcurrent) {
-			settings.maxConcurrent(10, Duration.ofMinutes(1));
-		}
+		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(1), maxConcurrent);
 		byte[][] keys = new RedisKeys(this.prefix, name, settings.store(RedisRateLimitStore.TYPE).build()).keys("k");
 		List<String> time = server.commands().time();
 		long now = Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
