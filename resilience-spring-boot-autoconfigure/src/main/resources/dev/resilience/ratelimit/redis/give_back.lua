@@ -9,7 +9,11 @@ local cost, sequence, at, version_after, tokens_after, updated_after, tokens_bef
 	struct.unpack('<ddddddddd', ARGV[2])
 
 if not load() then
-	return { 1 } -- everything expired: the key is as new, nothing to give back
+	-- expired: the key is as new, nothing to give back; or evicted: the call's permit still is
+	if lease_key then
+		redis.call('ZREM', lease_key, string.format('%d', sequence))
+	end
+	return { 1 }
 end
 
 -- the most tokens the bucket can have earned from one time to another

@@ -5,5 +5,8 @@ local sequence = ARGV[2] -- the call's number in decimal, its lease's member as 
 if load() then
 	return_lease(sequence, true)
 	finish(false)
+elseif lease_key then
+	-- the state evicted (or expired with the lease): the permit is returned all the same
+	redis.call('ZREM', lease_key, sequence)
 end
 return { 1 }

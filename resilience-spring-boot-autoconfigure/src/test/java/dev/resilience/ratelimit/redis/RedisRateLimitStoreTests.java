@@ -734,6 +734,28 @@ class RedisRateLimitStoreTests {
 		assertThat(fourth.isConcurrencyLimited()).isTrue();
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void permitReturnedAfterTheStateWasEvictedIsFreeAtOnce(boolean givenBack) {
+		// The state evicted while a call holds its permit: returned (closed after its call, or
+		// given back unused), the permit is free at once, not only when its lease times out.
+		String name = "returned-after-eviction-" + givenBack;
+		RateLimiter limiter = limiter(name, RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)));
+		Runnable returned;
+		if (givenBack) {
+			Reservation reservation = limiter.reserve("k", 1, Duration.ZERO);
+			assertThat(reservation.getDecision().isPermitted()).isTrue();
+			returned = reservation::cancel;
+		}
+		else {
+			returned = limiter.acquire("k", 1, Duration.ZERO)::close;
+		}
+		evict(name, "s");
+		returned.run();
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		assertThat(limiter.getStoreErrors()).isZero();
+	}
+
 	@Test
 	void exactWindowWhoseEntriesAllLeftBesideHeldPermitsIsEmptyAgain() {
 		// The permits keep the key's state for their lease timeout, beyond the window's entries:
