@@ -222,9 +222,10 @@ if concurrency_full or wait > max_wait or not commit then
 	end
 	local result = reply(permitted and 1 or 0, now, 0, retry_after, concurrency_full and wait <= max_wait, 0)
 	-- nothing taken: only what left the windows (and the oldest entry read) is written, the
-	-- expiry stays (a new key has no fields to change: its windows are empty)
+	-- expiry stays (a new key has no fields to change: its windows are empty). Not failing for it:
+	-- as the script's first write, a full Redis (noeviction) refuses it, and the decision stands.
 	if dirty then
-		redis.call('SET', state_key, encode(), 'KEEPTTL')
+		redis.pcall('SET', state_key, encode(), 'KEEPTTL')
 	end
 	return result
 end

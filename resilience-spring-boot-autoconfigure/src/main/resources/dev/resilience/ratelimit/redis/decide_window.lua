@@ -240,7 +240,8 @@ if status == 1 and commit then
 		horizon_ms or string.format('%d', cdiv(horizon - now, 1000)))
 elseif dirty then
 	-- nothing taken: only what left the windows (and the oldest entry read) is written, the
-	-- expiry stays (a new key has no fields to change: its windows are empty)
-	redis.call('SET', KEYS[1], struct.pack(format, unpack(v, 1, size)), 'KEEPTTL')
+	-- expiry stays (a new key has no fields to change: its windows are empty). Not failing for it:
+	-- as the script's first write, a full Redis (noeviction) refuses it, and the decision stands.
+	redis.pcall('SET', KEYS[1], struct.pack(format, unpack(v, 1, size)), 'KEEPTTL')
 end
 return struct.pack(string.rep('<d', n), unpack(result, 1, n))

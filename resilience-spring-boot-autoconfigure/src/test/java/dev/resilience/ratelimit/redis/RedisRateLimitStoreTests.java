@@ -716,6 +716,34 @@ class RedisRateLimitStoreTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void fullRedisStillRejectsACallOverTheLimit(boolean maxConcurrent) {
+		// A rejection that only learned which entry is the oldest would keep that in the state: on a
+		// full Redis (noeviction), the write is refused, and the rejection stands without it rather
+		// than fail (and be admitted by fail-open).
+		RateLimiterSettings settings = window(2, Duration.ofSeconds(10), maxConcurrent).store(RedisRateLimitStore.TYPE)
+			.onStoreFailure(StoreFailurePolicy.FAIL_OPEN)
+			.build();
+		try (RedisServer full = RedisServer.start()) {
+			RateLimiter limiter = StoreRateLimiterRegistry.builder()
+				.store(RedisRateLimitStore.TYPE, RedisServer.stores(full.runner(), this.prefix, Duration.ofSeconds(2)))
+				.limiter("full", settings)
+				.build()
+				.get("full");
+			Reservation oldest = limiter.reserve("k", 1, Duration.ZERO);
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+			// given back: the state no longer knows which entry is the oldest
+			oldest.cancel();
+			full.commands().configSet("maxmemory-policy", "noeviction");
+			full.commands().configSet("maxmemory", "1");
+			RateLimitDecision rejected = limiter.reserve("k", 2, Duration.ZERO).getDecision();
+			assertThat(rejected.isPermitted()).isFalse();
+			assertThat(rejected.getRetryAfter()).isPositive();
+			assertThat(limiter.getStoreErrors()).isZero();
+		}
+	}
+
 	@Test
 	void permitsHeldWhenTheStateWasEvictedStillCount() {
 		// The leases outlive the evicted state that numbered their calls: the calls after it are
