@@ -82,12 +82,17 @@ local function load()
 			end
 		end
 		if lease_key then
-			-- The leases outlive the state that numbered their calls: number the next calls after
-			-- them, or a new call's lease would replace one still held.
+			-- Calls numbered by an earlier state may still return their permits: those whose leases
+			-- are held (the state was evicted) and those whose leases timed out. A new call taking one
+			-- of their numbers would have its lease replaced or returned by them. So numbering goes
+			-- on after the held leases and, for the others, after the clock: the earlier states
+			-- numbered from their own clocks, never more than a call a microsecond.
+			local highest = now
 			local members = redis.call('ZRANGE', lease_key, '0', '-1')
 			for j = 1, #members do
-				h[SEQUENCE] = math.max(h[SEQUENCE] or 0, tonumber(members[j]))
+				highest = math.max(highest, tonumber(members[j]))
 			end
+			h[SEQUENCE] = highest
 		end
 		return false
 	end

@@ -307,6 +307,21 @@ public abstract class StoreContractTests {
 	}
 
 	@Test
+	void permitReturnedAfterItsLeaseExpiredLeavesALaterCallsPermit() {
+		// The holder outlived its lease: the key may be forgotten meanwhile, and its next call takes
+		// the only permit. The late return frees nothing of that call's.
+		RateLimiter limiter = limiter(RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMillis(300)));
+		Permit late = limiter.acquire("k", 1, Duration.ZERO);
+		sleep(400);
+		try (Permit next = limiter.acquire("k", 1, Duration.ZERO)) {
+			late.close();
+			RateLimitDecision third = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+			assertThat(third.isPermitted()).isFalse();
+			assertThat(third.isConcurrencyLimited()).isTrue();
+		}
+	}
+
+	@Test
 	void inspectConsumesNothingAndResetStartsAfresh() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder()
 			.tokenBucket(2, 1, Duration.ofHours(1), RefillStrategy.GREEDY));
