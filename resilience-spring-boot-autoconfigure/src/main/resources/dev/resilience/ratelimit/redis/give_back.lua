@@ -31,8 +31,9 @@ local function most_earned_between(from, to)
 end
 
 if capacity > 0 and h[TOKENS] then
-	if h[VERSION] == version_after then
-		-- nobody took from the bucket since: restore it exactly
+	if h[VERSION] == version_after and h[UPDATED] == updated_after then
+		-- nobody took from the bucket since: restore it exactly (the time too, for a state made
+		-- afresh after the call's was deleted counts its versions from 0 again)
 		put(TOKENS, tokens_before)
 		put(UPDATED, updated_before)
 		put(VERSION, version_before)

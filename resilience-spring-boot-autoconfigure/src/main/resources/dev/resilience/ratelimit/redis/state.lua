@@ -81,16 +81,19 @@ local function load()
 				redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
 			end
 		end
-		if lease_key then
-			-- Calls numbered by an earlier state may still return their permits: those whose leases
-			-- are held (the state was evicted) and those whose leases timed out. A new call taking one
-			-- of their numbers would have its lease replaced or returned by them. So numbering goes
-			-- on after the held leases and, for the others, after the clock: the earlier states
-			-- numbered from their own clocks, never more than a call a microsecond.
+		if lease_key or (counters and window_count > 0) then
+			-- Calls numbered by an earlier state (deleted once back to new, or evicted) may still
+			-- return their permits or be given back: a new call taking one of their numbers would
+			-- have its lease replaced or returned by them, or its counter windows restored to
+			-- before it. So numbering goes on after the held leases and after the clock: the earlier
+			-- states numbered from their own clocks, never more than a call a microsecond. (An exact
+			-- window's entry is matched by its time too.)
 			local highest = now
-			local members = redis.call('ZRANGE', lease_key, '0', '-1')
-			for j = 1, #members do
-				highest = math.max(highest, tonumber(members[j]))
+			if lease_key then
+				local members = redis.call('ZRANGE', lease_key, '0', '-1')
+				for j = 1, #members do
+					highest = math.max(highest, tonumber(members[j]))
+				end
 			end
 			h[SEQUENCE] = highest
 		end

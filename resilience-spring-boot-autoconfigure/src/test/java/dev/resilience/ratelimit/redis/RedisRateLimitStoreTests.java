@@ -744,6 +744,26 @@ class RedisRateLimitStoreTests {
 		}
 	}
 
+	@ParameterizedTest
+	@ValueSource(booleans = { false, true })
+	void callGivenBackAfterItsKeyStartedAfreshLeavesTheNewCallsAlone(boolean counter) {
+		// A call given back after its key was back to new, forgotten, and taken from afresh: the
+		// give-back must not take the new state for the one its call left (the same version of the
+		// bucket, the same number in the counter window) and restore what that call found.
+		RateLimiterSettings.Builder settings = counter
+				? RateLimiterSettings.builder().windowAlgorithm(WindowAlgorithm.COUNTER).window(10, Duration.ofMillis(300))
+				: RateLimiterSettings.builder().tokenBucket(10, 10, Duration.ofSeconds(1), RefillStrategy.GREEDY);
+		String name = "afresh-" + counter;
+		RateLimiter limiter = limiter(name, settings);
+		Reservation late = limiter.reserve("k", 1, Duration.ZERO);
+		assertThat(late.getDecision().isPermitted()).isTrue();
+		StoreContractTests.sleep(700);
+		assertThat(server.keys(this.prefix + name + ":*")).isEmpty();
+		assertThat(limiter.tryAcquire("k", 10).isPermitted()).isTrue();
+		late.cancel();
+		assertThat(limiter.tryAcquire("k", 10).isPermitted()).isFalse();
+	}
+
 	@Test
 	void permitsHeldWhenTheStateWasEvictedStillCount() {
 		// The leases outlive the evicted state that numbered their calls: the calls after it are
