@@ -273,12 +273,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/**
 	 * Runs a decision for a caller that may block, and waits for its reply ({@code null} when Redis
 	 * failed, counted) up to the decision timeout, which the waiting thread times itself: no timer
-	 * is involved. At the timeout the command is given up on as a timer would. An interrupted caller
-	 * is back at once, still interrupted, with {@code null} (counted as a failure); the decision,
-	 * cancelled, gives back what it took, should Redis admit it still.
+	 * is involved. At the timeout the command is given up on as a timer would. A caller interrupted
+	 * while it waits is back at once, still interrupted, with {@code null} (counted as a failure);
+	 * the decision, cancelled, gives back what it took, should Redis admit it still. One interrupted
+	 * before it asks is decided as any other, and stays interrupted: else each of its decisions
+	 * would fail at once, and {@code fail-open} admit them all, whatever the limit.
 	 */
 	private ScriptArguments.@Nullable Reply decideAndWait(byte[][] redisKeys, long cost, long maxWaitNanos,
 			boolean commit) {
+		boolean interruptedBefore = Thread.interrupted();
+		try {
+			return decideAndWaitUninterrupted(redisKeys, cost, maxWaitNanos, commit);
+		}
+		finally {
+			if (interruptedBefore) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private ScriptArguments.@Nullable Reply decideAndWaitUninterrupted(byte[][] redisKeys, long cost,
+			long maxWaitNanos, boolean commit) {
 		CompletableFuture<List<?>> sent = send(redisKeys, cost, maxWaitNanos, commit, false);
 		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY);
 		try {

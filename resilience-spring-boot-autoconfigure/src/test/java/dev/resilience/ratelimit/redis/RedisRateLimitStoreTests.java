@@ -765,6 +765,27 @@ class RedisRateLimitStoreTests {
 	}
 
 	@Test
+	void interruptedThreadIsDecidedAsAnyOtherAndStaysInterrupted() {
+		// Its wait for the reply, bounded by the decision timeout, is not a store failure: under
+		// fail-open that would admit every call of an interrupted thread.
+		RateLimiter limiter = limiter("interrupted", RateLimiterSettings.builder()
+			.tokenBucket(1, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.onStoreFailure(StoreFailurePolicy.FAIL_OPEN));
+		Thread.currentThread().interrupt();
+		try {
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+			for (int i = 0; i < 3; i++) {
+				assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+			}
+			assertThat(Thread.currentThread().isInterrupted()).isTrue();
+		}
+		finally {
+			Thread.interrupted();
+		}
+		assertThat(limiter.getStoreErrors()).isZero();
+	}
+
+	@Test
 	void permitsHeldWhenTheStateWasEvictedStillCount() {
 		// The leases outlive the evicted state that numbered their calls: the calls after it are
 		// numbered past them, so that none takes the lease of a call still holding its permit.
