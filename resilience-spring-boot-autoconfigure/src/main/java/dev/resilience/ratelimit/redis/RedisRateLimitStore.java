@@ -326,7 +326,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		ScriptArguments settings = this.arguments;
 		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
-		return this.runner.run(settings.decideScript(), redisKeys, arguments, this.timeoutNanos, timed);
+		return this.runner.run(settings.decideScript(), redisKeys, arguments, this.timeoutNanos, timed,
+				(raw) -> decidedTooLate(redisKeys, cost, commit, raw));
+	}
+
+	/**
+	 * A decision whose reply came after its caller was told of a failure: Redis ran it before its
+	 * deadline, and the reply was slow to come back. What it took is given back, as if never asked.
+	 */
+	private void decidedTooLate(byte[][] redisKeys, long cost, boolean commit, List<?> raw) {
+		ScriptArguments.Reply reply = ScriptArguments.Reply.parse(raw);
+		if (admitted(commit, reply)) {
+			giveBack(redisKeys, cost, reply);
+		}
 	}
 
 	/**

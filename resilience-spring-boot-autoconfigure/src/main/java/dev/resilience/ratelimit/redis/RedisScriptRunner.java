@@ -21,7 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -185,9 +185,26 @@ public final class RedisScriptRunner {
 	 */
 	CompletableFuture<List<?>> run(Script script, byte[][] keys, byte[][] arguments, long timeoutNanos,
 			boolean timed) {
+		return run(script, keys, arguments, timeoutNanos, timed, null);
+	}
+
+	/**
+	 * Runs the script as {@link #run(Script, byte[][], byte[][], long, boolean)} does, and hands a
+	 * reply that comes after the future was completed without it (the timeout passed, or the caller
+	 * stopped waiting) to {@code late}, on a thread of Lettuce: the server ran the script, and the
+	 * caller, who heard of a failure, may undo what it did. Such a reply also ends an outage.
+	 * @param keys the script's keys (all in one hash slot)
+	 * @param arguments its arguments
+	 * @param timeoutNanos the longest wait for the reply (and for a probe of an out server)
+	 * @param timed whether a timer ends the wait at the timeout
+	 * @param late takes a reply that came too late, or {@code null} to drop it
+	 * @return the reply, when it arrives
+	 */
+	CompletableFuture<List<?>> run(Script script, byte[][] keys, byte[][] arguments, long timeoutNanos,
+			boolean timed, @Nullable Consumer<List<?>> late) {
 		return send(keys[0], timeoutNanos, timed,
 				(commands) -> commands.evalsha(script.sha, ScriptOutputType.MULTI, keys, arguments),
-				(commands) -> commands.eval(script.text, ScriptOutputType.MULTI, keys, arguments));
+				(commands) -> commands.eval(script.text, ScriptOutputType.MULTI, keys, arguments), late);
 	}
 
 	/**
@@ -198,7 +215,8 @@ public final class RedisScriptRunner {
 	 * @return how many keys there were, when the reply arrives
 	 */
 	CompletableFuture<Long> unlink(byte[][] keys, long timeoutNanos) {
-		return send(keys[0], timeoutNanos, true, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys));
+		return send(keys[0], timeoutNanos, true, (commands) -> commands.unlink(keys), (commands) -> commands.unlink(keys),
+				null);
 	}
 
 	/**
@@ -231,7 +249,8 @@ public final class RedisScriptRunner {
 
 	private <T> CompletableFuture<T> send(byte[] key, long timeoutNanos, boolean timed,
 			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> command,
-			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> afterNoScript) {
+			Function<RedisClusterAsyncCommands<byte[], byte[]>, CompletionStage<T>> afterNoScript,
+			@Nullable Consumer<T> late) {
 		Connection connection = this.connection;
 		if (connection == null) {
 			connectInBackground();
@@ -247,8 +266,8 @@ public final class RedisScriptRunner {
 			probe(connection, route, outage, key, timeoutNanos);
 			return CompletableFuture.failedFuture(new RedisUnavailableException(outage.cause));
 		}
-		// the command in flight, so that the timeout cancels the right one
-		AtomicReference<Future<?>> sent = new AtomicReference<>();
+		// A command given up on is not cancelled: the server may have run it, and its reply, when
+		// it comes, goes to "late" (Lettuce would drop the reply of a cancelled command).
 		CompletableFuture<T> reply = new CompletableFuture<>();
 		CompletionStage<T> first;
 		try {
@@ -259,18 +278,16 @@ public final class RedisScriptRunner {
 			log(out(route, ex));
 			return CompletableFuture.failedFuture(ex);
 		}
-		sent.set(first.toCompletableFuture());
 		first.whenComplete((value, ex) -> {
 			if (ex != null && cause(ex) instanceof RedisNoScriptException) {
-				CompletionStage<T> again = afterNoScript.apply(connection.commands);
-				sent.set(again.toCompletableFuture());
-				again.whenComplete((retried, failure) -> settle(reply, retried, failure));
 				if (reply.isDone()) {
-					again.toCompletableFuture().cancel(false);
+					return; // given up on: not run at all, rather than run for nobody
 				}
+				afterNoScript.apply(connection.commands)
+					.whenComplete((retried, failure) -> settle(reply, retried, failure, route, late));
 			}
 			else {
-				settle(reply, value, ex);
+				settle(reply, value, ex, route, late);
 			}
 		});
 		// what the outcome tells of the server is recorded before the caller hears of it, so that
@@ -278,9 +295,6 @@ public final class RedisScriptRunner {
 		CompletableFuture<T> result = new CompletableFuture<>();
 		(timed ? reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS) : reply).whenComplete((value, ex) -> {
 			Throwable cause = (ex != null) ? cause(ex) : null;
-			if (cause instanceof TimeoutException || cause instanceof CancellationException) {
-				sent.get().cancel(false);
-			}
 			String news = null;
 			if (cause == null || cause instanceof RedisCommandExecutionException) {
 				news = answered(route);
@@ -301,13 +315,21 @@ public final class RedisScriptRunner {
 		return result;
 	}
 
-	private static <T> void settle(CompletableFuture<T> reply, @Nullable T value, @Nullable Throwable ex) {
+	/** Completes a command's reply, or hands it to {@code late} when the command was given up on. */
+	private <T> void settle(CompletableFuture<T> reply, @Nullable T value, @Nullable Throwable ex, String route,
+			@Nullable Consumer<T> late) {
+		if (!settle(reply, value, ex) && ex == null && late != null) {
+			log(answered(route));
+			late.accept(value);
+		}
+	}
+
+	/** Completes a future with a value or a failure; whether this completed it. */
+	private static <T> boolean settle(CompletableFuture<T> reply, @Nullable T value, @Nullable Throwable ex) {
 		if (ex != null) {
-			reply.completeExceptionally(cause(ex));
+			return reply.completeExceptionally(cause(ex));
 		}
-		else {
-			reply.complete(value);
-		}
+		return reply.complete(value);
 	}
 
 	/** The server answered: its outage, if any, is over; what to log, if anything. */

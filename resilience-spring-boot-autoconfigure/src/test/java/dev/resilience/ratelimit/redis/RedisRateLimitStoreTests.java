@@ -28,13 +28,17 @@ import dev.resilience.ratelimit.WindowAlgorithm;
 import dev.resilience.ratelimit.store.StoreContractTests;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SetArgs;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /** What only the Redis store promises: one command per decision, expiring keys, late commands ignored. */
 class RedisRateLimitStoreTests {
@@ -762,6 +766,46 @@ class RedisRateLimitStoreTests {
 		assertThat(limiter.tryAcquire("k", 10).isPermitted()).isTrue();
 		late.cancel();
 		assertThat(limiter.tryAcquire("k", 10).isPermitted()).isFalse();
+	}
+
+	@Test
+	void decisionWhoseReplyCameAfterTheTimeoutIsGivenBack() throws Exception {
+		// Redis ran the decision in time (its deadline passed only later) and took the token, but
+		// its reply was slow to come back: the caller, told of a failure, did not get the token, so
+		// the late reply gives it back.
+		try (DelayingProxy proxy = new DelayingProxy(server.port())) {
+			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", proxy.port()));
+			try {
+				RedisScriptRunner slow = RedisServer
+					.warm(new RedisScriptRunner(() -> client.connect(ByteArrayCodec.INSTANCE).async()));
+				RateLimiter limiter = StoreRateLimiterRegistry.builder()
+					.store(RedisRateLimitStore.TYPE, RedisServer.stores(slow, this.prefix, Duration.ofMillis(200)))
+					.limiter("late-reply", RateLimiterSettings.builder()
+						.store(RedisRateLimitStore.TYPE)
+						.tokenBucket(1, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+						.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
+						.build())
+					.build()
+					.get("late-reply");
+				// a first reply teaches the store the server's clock: its decisions carry a deadline
+				assertThat(limiter.tryAcquire("other", 1).isPermitted()).isTrue();
+				proxy.delayReplies(Duration.ofMillis(600));
+				assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+				assertThat(limiter.getStoreErrors()).isOne();
+				proxy.delayReplies(Duration.ZERO);
+				// decided by Redis again (not by on-store-failure), the token is back
+				await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+					long errors = limiter.getStoreErrors();
+					RateLimitDecision inspected = limiter.inspect("k");
+					assertThat(limiter.getStoreErrors()).isEqualTo(errors);
+					assertThat(inspected.getRemaining()).isOne();
+				});
+				assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+			}
+			finally {
+				client.shutdown();
+			}
+		}
 	}
 
 	@Test
