@@ -161,7 +161,7 @@ public final class RedisScriptRunner {
 	 * exceptionally with a {@link TimeoutException} once the timeout has passed, with the
 	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure. It completes on
 	 * a thread of Lettuce or of the timer, or at once when Redis is known to be out; cancelling it
-	 * cancels the command.
+	 * gives the command up as the timeout does (the server may still run it).
 	 * @param keys the script's keys (all in one hash slot)
 	 * @param arguments its arguments
 	 * @param timeoutNanos the longest wait for the reply
