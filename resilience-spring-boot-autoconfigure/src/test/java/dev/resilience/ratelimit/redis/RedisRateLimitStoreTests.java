@@ -50,8 +50,14 @@ class RedisRateLimitStoreTests {
 	private final String prefix = "store-test-" + System.nanoTime() + ":";
 
 	private RateLimiter limiter(String name, RateLimiterSettings.Builder settings) {
+		return limiter(runner, Duration.ofSeconds(2), name, settings);
+	}
+
+	/** A limiter on the Redis store of a runner of its own (another server, a proxy). */
+	private RateLimiter limiter(RedisScriptRunner ownRunner, Duration decisionTimeout, String name,
+			RateLimiterSettings.Builder settings) {
 		return StoreRateLimiterRegistry.builder()
-			.store(RedisRateLimitStore.TYPE, RedisServer.stores(runner, this.prefix, Duration.ofSeconds(2)))
+			.store(RedisRateLimitStore.TYPE, RedisServer.stores(ownRunner, this.prefix, decisionTimeout))
 			.limiter(name, settings.store(RedisRateLimitStore.TYPE).build())
 			.build()
 			.get(name);
@@ -702,14 +708,9 @@ class RedisRateLimitStoreTests {
 		// so a new key's decision must not write anything (such as a delete of nothing) before
 		// its entry: refused, it is decided by on-store-failure, and nothing is stored.
 		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent)
-			.store(RedisRateLimitStore.TYPE)
 			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED);
 		try (RedisServer full = RedisServer.start()) {
-			RateLimiter limiter = StoreRateLimiterRegistry.builder()
-				.store(RedisRateLimitStore.TYPE, RedisServer.stores(full.runner(), this.prefix, Duration.ofSeconds(2)))
-				.limiter("full", settings.build())
-				.build()
-				.get("full");
+			RateLimiter limiter = limiter(full.runner(), Duration.ofSeconds(2), "full", settings);
 			assertThat(limiter.reserve("a", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 			int keys = full.keys("*").size();
 			full.commands().configSet("maxmemory-policy", "noeviction");
@@ -726,15 +727,10 @@ class RedisRateLimitStoreTests {
 		// A rejection that only learned which entry is the oldest would keep that in the state: on a
 		// full Redis (noeviction), the write is refused, and the rejection stands without it rather
 		// than fail (and be admitted by fail-open).
-		RateLimiterSettings settings = window(2, Duration.ofSeconds(10), maxConcurrent).store(RedisRateLimitStore.TYPE)
-			.onStoreFailure(StoreFailurePolicy.FAIL_OPEN)
-			.build();
+		RateLimiterSettings.Builder settings = window(2, Duration.ofSeconds(10), maxConcurrent)
+			.onStoreFailure(StoreFailurePolicy.FAIL_OPEN);
 		try (RedisServer full = RedisServer.start()) {
-			RateLimiter limiter = StoreRateLimiterRegistry.builder()
-				.store(RedisRateLimitStore.TYPE, RedisServer.stores(full.runner(), this.prefix, Duration.ofSeconds(2)))
-				.limiter("full", settings)
-				.build()
-				.get("full");
+			RateLimiter limiter = limiter(full.runner(), Duration.ofSeconds(2), "full", settings);
 			Reservation oldest = limiter.reserve("k", 1, Duration.ZERO);
 			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
 			// given back: the state no longer knows which entry is the oldest
@@ -778,15 +774,9 @@ class RedisRateLimitStoreTests {
 			try {
 				RedisScriptRunner slow = RedisServer
 					.warm(new RedisScriptRunner(() -> client.connect(ByteArrayCodec.INSTANCE).async()));
-				RateLimiter limiter = StoreRateLimiterRegistry.builder()
-					.store(RedisRateLimitStore.TYPE, RedisServer.stores(slow, this.prefix, Duration.ofMillis(200)))
-					.limiter("late-reply", RateLimiterSettings.builder()
-						.store(RedisRateLimitStore.TYPE)
-						.tokenBucket(1, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
-						.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
-						.build())
-					.build()
-					.get("late-reply");
+				RateLimiter limiter = limiter(slow, Duration.ofMillis(200), "late-reply", RateLimiterSettings.builder()
+					.tokenBucket(1, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+					.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED));
 				// a first reply teaches the store the server's clock: its decisions carry a deadline
 				assertThat(limiter.tryAcquire("other", 1).isPermitted()).isTrue();
 				proxy.delayReplies(Duration.ofMillis(600));
