@@ -283,7 +283,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 			boolean commit) {
 		boolean interruptedBefore = Thread.interrupted();
 		try {
-			return decideAndWaitUninterrupted(redisKeys, cost, maxWaitNanos, commit);
+			return sendAndWait(redisKeys, cost, maxWaitNanos, commit);
 		}
 		finally {
 			if (interruptedBefore) {
@@ -292,8 +292,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	private ScriptArguments.@Nullable Reply decideAndWaitUninterrupted(byte[][] redisKeys, long cost,
-			long maxWaitNanos, boolean commit) {
+	/** Sends a decision and waits for it, as {@link #decideAndWait} says. */
+	private ScriptArguments.@Nullable Reply sendAndWait(byte[][] redisKeys, long cost, long maxWaitNanos,
+			boolean commit) {
 		CompletableFuture<List<?>> sent = send(redisKeys, cost, maxWaitNanos, commit, false);
 		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY);
 		try {

@@ -662,23 +662,17 @@ class RedisRateLimitStoreTests {
 		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent);
 		String name = "state-evicted-" + maxConcurrent;
 		RateLimiter limiter = limiter(name, settings);
-		for (int i = 0; i < 3; i++) {
-			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		}
+		reserveAdmitted(limiter, 3);
 		StoreContractTests.sleep(1000);
 		evict(name, "s");
 		long afreshSent = System.nanoTime();
-		for (int i = 0; i < 3; i++) {
-			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		}
+		reserveAdmitted(limiter, 3);
 		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ZERO).getDecision();
 		long rejectedAnswered = System.nanoTime();
 		assertThat(rejected.isPermitted()).isFalse();
 		// more when the first call made afresh leaves, not when the first one before did
 		assertThat(rejected.getRetryAfter()).isGreaterThan(Duration.ofSeconds(10).minusNanos(rejectedAnswered - afreshSent));
-		assertThat(server.keys(this.prefix + name + ":*")).filteredOn((key) -> key.endsWith(":w1"))
-			.singleElement()
-			.satisfies((entries) -> assertThat(server.commands().zcard(entries)).isEqualTo(3));
+		assertThat(server.commands().zcard(redisKey(name, "w1"))).isEqualTo(3);
 	}
 
 	@ParameterizedTest
@@ -689,9 +683,7 @@ class RedisRateLimitStoreTests {
 		RateLimiterSettings.Builder settings = window(3, Duration.ofSeconds(10), maxConcurrent);
 		String name = "evicted-given-back-" + maxConcurrent;
 		RateLimiter limiter = limiter(name, settings);
-		for (int i = 0; i < 2; i++) {
-			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		}
+		reserveAdmitted(limiter, 2);
 		evict(name, "w1");
 		Reservation third = limiter.reserve("k", 1, Duration.ZERO);
 		assertThat(third.getDecision().isPermitted()).isTrue();
@@ -825,9 +817,7 @@ class RedisRateLimitStoreTests {
 		// numbered past them, so that none takes the lease of a call still holding its permit.
 		String name = "leases-outlive";
 		RateLimiter limiter = limiter(name, RateLimiterSettings.builder().maxConcurrent(3, Duration.ofMinutes(1)));
-		for (int i = 0; i < 2; i++) {
-			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		}
+		reserveAdmitted(limiter, 2);
 		evict(name, "s");
 		RateLimitDecision third = limiter.reserve("k", 1, Duration.ZERO).getDecision();
 		assertThat(third.isPermitted()).isTrue();
@@ -866,9 +856,7 @@ class RedisRateLimitStoreTests {
 		RateLimiter limiter = limiter("all-left", RateLimiterSettings.builder()
 			.window(2, Duration.ofSeconds(1))
 			.maxConcurrent(10, Duration.ofMinutes(1)));
-		for (int i = 0; i < 2; i++) {
-			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
-		}
+		reserveAdmitted(limiter, 2);
 		assertThat(limiter.inspect("k").getRemaining()).isZero();
 		StoreContractTests.sleep(1200);
 		Quota window = limiter.inspect("k").getQuotas().get(0);
@@ -910,9 +898,24 @@ class RedisRateLimitStoreTests {
 
 	/** Deletes, as Redis evicting it would, one part of a limiter's keys: "s" the state, "w1" the first window's set. */
 	private void evict(String limiterName, String part) {
-		assertThat(server.keys(this.prefix + limiterName + ":*")).filteredOn((key) -> key.endsWith(":" + part))
-			.singleElement()
-			.satisfies((key) -> server.commands().del(key));
+		server.commands().del(redisKey(limiterName, part));
+	}
+
+	/** The one Redis key of a limiter's keys that ends with a part: "s" the state, "w1" the first window's set. */
+	private String redisKey(String limiterName, String part) {
+		List<String> keys = server.keys(this.prefix + limiterName + ":*")
+			.stream()
+			.filter((key) -> key.endsWith(":" + part))
+			.toList();
+		assertThat(keys).hasSize(1);
+		return keys.get(0);
+	}
+
+	/** Reserves calls of cost 1 for key "k", each admitted at once. */
+	private static void reserveAdmitted(RateLimiter limiter, int calls) {
+		for (int i = 0; i < calls; i++) {
+			assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isTrue();
+		}
 	}
 
 	/** Writes what an earlier limiter left on a key's Redis keys, its entries made at a time. */
