@@ -34,7 +34,7 @@ import dev.resilience.ratelimit.WindowSettings;
  * lock (compare-and-set of the bucket), one with windows or permits holds the key's monitor while
  * it decides. Calls for different keys never contend. The empty key, the limiter's shared bucket,
  * is a field; the other keys live in a map that forgets a key once it has been idle long enough
- * to be back to full ({@link #idleHorizonNanos}, plus up to a second), and keeps at most
+ * to be back to full ({@link #idleHorizonNanos}, plus a second), and keeps at most
  * {@code max-keys}: a new key beyond them makes the store forget the key used least recently of
  * a few it samples, as Redis's approximate LRU does. A forgotten key starts full, so forgetting an
  * idle key loses nothing, and keys chosen by an attacker cannot grow the heap without bound.
@@ -45,10 +45,10 @@ import dev.resilience.ratelimit.WindowSettings;
 final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
-	 * A decision records a use of its key only when the last recorded one is more than this old
-	 * (fewer writes to hot keys), so a key is kept that much longer than its horizon.
+	 * How long past its horizon a key is kept: sweeps for idle keys then come at most about once a
+	 * second however short the horizon.
 	 */
-	private static final long ACCESS_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+	private static final long IDLE_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	/** The longest time between two sweeps for idle keys while the store holds any. */
 	private static final long MAX_SWEEP_DELAY_NANOS = TimeUnit.MINUTES.toNanos(1);
@@ -73,7 +73,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	/*
 	 * Speed: a cache with expiry after access (Caffeine) records every read, which cost about
 	 * twice the decision itself. A plain ConcurrentHashMap is read without writing; each key keeps
-	 * the time of its last use to a second (KeyState.lastUsed), and the store forgets idle keys by
+	 * the time of its last use (KeyState.lastUsed), and the store forgets idle keys by
 	 * sweeping the map: on a timer while it holds keys, and when its keys are counted. The key
 	 * count is reserved in "size" before a key is put, so the map never holds more than max-keys
 	 * however many threads add keys at once; the keys to forget then are found by sampling
@@ -117,7 +117,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		long origin = ticker.read();
 		this.clock = () -> ticker.read() - origin;
 		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
-		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), IDLE_MARGIN_NANOS);
 	}
 
 	/**
@@ -128,7 +128,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public boolean updateSettings(RateLimiterSettings settings) {
-		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), ACCESS_TOLERANCE_NANOS);
+		this.expireNanos = Durations.saturatedAdd(idleHorizonNanos(settings), IDLE_MARGIN_NANOS);
 		this.maxKeys = (int) Math.min(Integer.MAX_VALUE, settings.maxKeys());
 		this.settings = settings;
 		return true;
@@ -294,7 +294,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 				continue;
 			}
 			if (permitted) {
-				state.used(now, ACCESS_TOLERANCE_NANOS);
+				state.used(now);
 				if (ticket != null) {
 					ticket[0] = new Ticket(state, 0, cost, verdict.at(), bucket, taken);
 				}
@@ -333,7 +333,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 				state.replaceBucket(bucket, taken); // always succeeds: its writers hold the monitor
 			}
 			long sequence = LimiterAlgorithm.admit(settings, slots, verdict.at(), cost);
-			state.used(now, ACCESS_TOLERANCE_NANOS);
+			state.used(now);
 			if (ticket != null) {
 				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
 			}
@@ -396,7 +396,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		KeyState.Slots slots = Objects.requireNonNull(state.slots);
 		window.add(settings, now, cost, ++slots.admissions);
-		state.used(now, ACCESS_TOLERANCE_NANOS);
+		state.used(now);
 		return 0;
 	}
 

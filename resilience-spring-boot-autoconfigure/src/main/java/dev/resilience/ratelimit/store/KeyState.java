@@ -36,9 +36,12 @@ final class KeyState {
 
 	private static final VarHandle BUCKET;
 
+	private static final VarHandle LAST_USED;
+
 	static {
 		try {
 			BUCKET = MethodHandles.lookup().findVarHandle(KeyState.class, "bucket", Bucket.class);
+			LAST_USED = MethodHandles.lookup().findVarHandle(KeyState.class, "lastUsed", long.class);
 		}
 		catch (ReflectiveOperationException ex) {
 			throw new ExceptionInInitializerError(ex);
@@ -47,10 +50,13 @@ final class KeyState {
 
 	/*
 	 * Speed: a key is found by one ConcurrentHashMap read and decided by one compare-and-set of
-	 * "bucket", so the hot path writes nothing else. The store forgets idle keys from "lastUsed",
-	 * which a decision writes only when it is more than a tolerance old (as Caffeine records an
-	 * access), so a hot key does not write it on every call; a key is therefore forgotten up to
-	 * that tolerance later than it could be, never sooner.
+	 * "bucket" (or under the monitor), and each decision records its use in "lastUsed" with a plain
+	 * store to the line that compare-and-set or monitor has just written anyway: about free. It
+	 * used to skip the store while the recorded use was under a second old; that branch, taken
+	 * once a second, was compiled as never taken, so each compiled layer of a hot path was thrown
+	 * away in turn, a second apart, and the first seconds of a busy key ran interpreted. Racing
+	 * decisions may leave the older of their times; the store keeps keys a margin past their
+	 * horizon, and retires a bucket-only key only when its bucket is full.
 	 */
 
 	/** The bucket; {@code null} without a token bucket, {@link #RETIRED} once forgotten. */
@@ -59,7 +65,7 @@ final class KeyState {
 	/** The windows and leases; {@code null} for a limiter with only a token bucket. */
 	final @Nullable Slots slots;
 
-	/** When a decision last recorded a use of the key, on the store's clock (to a tolerance). */
+	/** When a decision last used the key, on the store's clock. */
 	volatile long lastUsed;
 
 	/** Whether a state with {@link #slots} was forgotten; guarded by this object's monitor. */
@@ -83,11 +89,9 @@ final class KeyState {
 		return BUCKET.compareAndSet(this, expected, replacement);
 	}
 
-	/** Records a use at {@code now} unless one was recorded less than {@code tolerance} before. */
-	void used(long now, long tolerance) {
-		if (now - this.lastUsed > tolerance) {
-			this.lastUsed = now;
-		}
+	/** Records a use at {@code now}. */
+	void used(long now) {
+		LAST_USED.setOpaque(this, now);
 	}
 
 	/**

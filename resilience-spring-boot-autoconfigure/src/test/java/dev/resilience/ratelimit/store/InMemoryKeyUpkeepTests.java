@@ -162,19 +162,19 @@ class InMemoryKeyUpkeepTests {
 	}
 
 	@Test
-	void aUseIsRecordedOnlyWhenTheLastRecordedOneIsMoreThanASecondOld() {
+	void everyUseIsRecordedAndAKeyIsKeptASecondPastItsHorizonFromItsLastUse() {
 		InMemoryRateLimitStore store = store(RateLimiterSettings.builder().window(5, Duration.ofSeconds(2)).build());
 		this.ticker.set(Duration.ofSeconds(5));
 		take(store, "a");
 		this.ticker.set(Duration.ofMillis(5500));
 		take(store, "a");
-		this.ticker.set(Duration.ofSeconds(6));
+		this.ticker.set(Duration.ofMillis(5500).plusNanos(1));
 		take(store, "a");
 
-		// uses at 5.5 s and 6 s went unrecorded: idle from 5 s, for the horizon (2 s + 1 ns) plus 1 s
-		this.ticker.set(Duration.ofSeconds(8));
+		// idle from its last use, for the horizon (2 s + 1 ns) plus 1 s
+		this.ticker.set(Duration.ofMillis(8500).plusNanos(1));
 		assertThat(store.keyCount()).hasValue(1);
-		this.ticker.set(Duration.ofSeconds(8).plusNanos(1));
+		this.ticker.set(Duration.ofMillis(8500).plusNanos(2));
 		assertThat(store.keyCount()).hasValue(0);
 	}
 
