@@ -61,6 +61,22 @@ public final class Durations {
 	}
 
 	/**
+	 * Returns whether {@code a * b >= c * d}, exactly, without dividing: a division costs a
+	 * decision more than the rest of its arithmetic.
+	 * @param a a non-negative factor
+	 * @param b a non-negative factor
+	 * @param c a non-negative factor
+	 * @param d a non-negative factor
+	 * @return whether the first product is at least the second
+	 */
+	public static boolean productAtLeast(long a, long b, long c, long d) {
+		// Compared as 128-bit numbers: non-negative products have a non-negative high half.
+		long high = Math.multiplyHigh(a, b);
+		long otherHigh = Math.multiplyHigh(c, d);
+		return (high != otherHigh) ? high > otherHigh : Long.compareUnsigned(a * b, c * d) >= 0;
+	}
+
+	/**
 	 * Adds without overflowing past {@link Long#MAX_VALUE} or {@link Long#MIN_VALUE}.
 	 * @param a a summand
 	 * @param b a summand

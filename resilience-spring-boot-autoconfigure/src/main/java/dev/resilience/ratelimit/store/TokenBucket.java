@@ -81,10 +81,12 @@ public final class TokenBucket {
 			long added = (periods >= Durations.mulDivCeil(missing, 1, rate)) ? missing : periods * rate;
 			return new State(state.tokens() + added, state.updatedAt() + periods * period);
 		}
-		long added = Durations.mulDivFloor(elapsed, rate, period);
-		if (added >= missing) {
+		if (Durations.productAtLeast(elapsed, rate, missing, period)) {
+			// Earned all that was missing: known without the division below, the common case of
+			// a key used within its limit.
 			return new State(settings.capacity(), now);
 		}
+		long added = Durations.mulDivFloor(elapsed, rate, period);
 		if (added == 0) {
 			return state;
 		}
