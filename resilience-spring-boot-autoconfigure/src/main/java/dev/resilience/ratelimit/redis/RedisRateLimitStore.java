@@ -5,12 +5,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
@@ -69,6 +73,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public static final long PERMIT_POLL_MILLIS = PERMIT_RECHECK_MILLIS;
 
+	/**
+	 * The most permit returns kept to be sent again once Redis answers (see {@link #unsentReturns}):
+	 * more than the calls one instance has in flight on one limiter, in practice. Only permits
+	 * held in Redis are returned, and a decision Redis does not answer takes none.
+	 */
+	static final int MAX_UNSENT_RETURNS = 1_000;
+
 	/** The Retry-After of a call rejected because Redis did not answer ({@code fail-closed}). */
 	static final Duration FAILURE_RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -120,6 +131,25 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * cluster's other nodes do not end a node's outage (which would log it again at its next call).
 	 */
 	private final Set<String> failingRoutes = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Permit returns that failed (Redis out, hung, or too slow to answer), sent again once a
+	 * server of this limiter answers again: each would otherwise hold its permit until its lease
+	 * timed out. Sending a return twice is harmless (it may have run although its answer never
+	 * came): it removes the call's own lease, numbered uniquely per key. A give-back is not sent
+	 * again: one that ran already would be counted twice. At most {@link #MAX_UNSENT_RETURNS} are
+	 * kept; a permit beyond them is freed by its lease timeout.
+	 */
+	private final Queue<UnsentReturn> unsentReturns = new ConcurrentLinkedQueue<>();
+
+	/** How many {@link #unsentReturns} holds, or is about to. */
+	private final AtomicInteger unsentCount = new AtomicInteger();
+
+	/** Whether the returns of {@link #unsentReturns} are being sent again. */
+	private final AtomicBoolean resending = new AtomicBoolean();
+
+	/** Whether a server answered again since they began to be: they are gone through once more. */
+	private final AtomicBoolean resendRequested = new AtomicBoolean();
 
 	/**
 	 * Creates the store of one limiter.
@@ -455,6 +485,67 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		});
 	}
 
+	/**
+	 * Returns a permit without waiting for it; a failure is counted, the return kept to be sent
+	 * again (see {@link #unsentReturns}), and the future completes normally either way.
+	 */
+	private CompletableFuture<Void> returnPermit(byte[][] redisKeys, byte[][] arguments) {
+		return this.runner.run(Script.RELEASE, redisKeys, arguments, this.timeoutNanos).handle((reply, ex) -> {
+			if (ex != null && this.unsentCount.incrementAndGet() <= MAX_UNSENT_RETURNS) {
+				// kept before the failure marks the server failing: its next answer sends it
+				this.unsentReturns.add(new UnsentReturn(redisKeys, arguments));
+			}
+			else if (ex != null) {
+				this.unsentCount.decrementAndGet();
+			}
+			log((ex != null) ? failure(redisKeys, "permit-return", ex) : answered(redisKeys));
+			return null;
+		});
+	}
+
+	/**
+	 * Sends again the permit returns kept when they failed, each once, or, while they are being
+	 * sent, once more when that is done; those failing again are kept again.
+	 */
+	private void sendUnsentReturns() {
+		// asked first: whoever sends them now, or finishes sending them, sees it
+		this.resendRequested.set(true);
+		if (this.resending.compareAndSet(false, true)) {
+			this.resendRequested.set(false);
+			sendUnsentReturns(this.unsentCount.get());
+		}
+	}
+
+	/**
+	 * Sends the next {@code left} kept returns one after another, each when the one before is
+	 * done: all at once, thousands of them would hold up the decisions behind them, time out,
+	 * and make Redis look out again.
+	 */
+	private void sendUnsentReturns(int left) {
+		for (int n = left; n > 0; n--) {
+			UnsentReturn unsent = this.unsentReturns.poll();
+			if (unsent == null) {
+				break;
+			}
+			this.unsentCount.decrementAndGet();
+			CompletableFuture<Void> sent = returnPermit(unsent.redisKeys(), unsent.arguments());
+			if (!sent.isDone()) {
+				// on with the rest once Redis answered (those failing at once are looped through here)
+				int rest = n - 1;
+				sent.thenRun(() -> sendUnsentReturns(rest));
+				return;
+			}
+		}
+		this.resending.set(false);
+		if (this.resendRequested.get()) {
+			sendUnsentReturns();
+		}
+	}
+
+	/** A permit return to send again: the Redis keys and arguments it was sent with. */
+	private record UnsentReturn(byte[][] redisKeys, byte[][] arguments) {
+	}
+
 	/** Waits for a give-back, a permit return or a reset; an interrupted caller stops waiting. */
 	private static void awaitDone(CompletableFuture<Void> done) {
 		try {
@@ -488,8 +579,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * The key's server answered: what to log when that ends its run of failures. An answer also
-	 * ends failures of the connection itself (recorded before a cluster's nodes were known).
+	 * The key's server answered: what to log when that ends its run of failures, which also sends
+	 * the failed permit returns again. An answer also ends failures of the connection itself
+	 * (recorded before a cluster's nodes were known).
 	 */
 	private @Nullable String answered(byte[][] redisKeys) {
 		if (this.failingRoutes.isEmpty()) {
@@ -497,6 +589,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.remove(route) | this.failingRoutes.remove(RedisScriptRunner.SERVER)) {
+			// those of a server still out fail again at once, and wait for its own answer
+			sendUnsentReturns();
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " answers again";
 		}
 		return null;
@@ -636,7 +730,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? run(this.redisKeys, Script.RELEASE, arguments.release(this.reply.sequence()), "permit-return") : CompletableFuture.completedFuture(null);
+					? returnPermit(this.redisKeys, arguments.release(this.reply.sequence()))
+					: CompletableFuture.completedFuture(null);
 		}
 
 		private synchronized boolean finish() {

@@ -1,0 +1,102 @@
+package dev.resilience.ratelimit.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.StoreFailurePolicy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Permits returned while Redis is out (a real {@code redis-server}, frozen with {@code SIGSTOP}
+ * and found out first, so that the returns fail at once, unsent) are returned once Redis answers
+ * again, not when their leases time out an hour later (docs/redis.md).
+ */
+class RedisPermitReturnTests {
+
+	/** Long enough for a busy machine, or mutated code under PIT, to answer in time. */
+	private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+	private final RedisServer server = RedisServer.start();
+
+	/** The operations of the store failures reported since the server was thawed. */
+	private final Queue<String> failedAfterThaw = new ConcurrentLinkedQueue<>();
+
+	@AfterEach
+	void stop() {
+		this.server.thaw();
+		this.server.close();
+	}
+
+	@Test
+	void permitsReturnedWhileRedisWasOutAreReturnedOnceItAnswers() {
+		assertPermitsReturnedOnceRedisAnswers(2, 2);
+	}
+
+	@Test
+	void permitsReturnedWhileRedisWasOutAreKeptForLaterUpToAMaximum() {
+		int held = RedisRateLimitStore.MAX_UNSENT_RETURNS + 1;
+		// the permit beyond the maximum waits for its lease to time out
+		assertPermitsReturnedOnceRedisAnswers(held, held - 1);
+	}
+
+	/**
+	 * Takes every permit of a key, returns them all while Redis is out, and takes the permits that
+	 * are free again once Redis answers: {@code returned} of them, and not one more.
+	 */
+	private void assertPermitsReturnedOnceRedisAnswers(int maxConcurrent, int returned) {
+		RedisRateLimitStore permits = new RedisRateLimitStore("returned", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.maxConcurrent(maxConcurrent, Duration.ofHours(1))
+			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
+			.build(), this.server.runner(), "permit-return:", TIMEOUT,
+				List.of((limiter, store, operation, cause) -> this.failedAfterThaw.add(operation)));
+		List<Reservation> held = new ArrayList<>();
+		for (int i = 0; i < maxConcurrent; i++) {
+			held.add(permits.reserve("k", 1, 0));
+		}
+		assertThat(held).allMatch((reservation) -> reservation.getDecision().isPermitted());
+		this.server.freeze();
+		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isFalse();
+		held.forEach(Reservation::release);
+		assertThat(permits.errorCount()).isEqualTo(1 + maxConcurrent);
+		this.failedAfterThaw.clear();
+		this.server.thaw();
+
+		long back = System.nanoTime();
+		int taken = 0;
+		while (taken < returned) {
+			if (permits.reserve("k", 1, 0).getDecision().isPermitted()) {
+				taken++;
+			}
+			else {
+				assertThat(Duration.ofNanos(System.nanoTime() - back)).as("%d of %d permits returned", taken, returned)
+					.isLessThan(Duration.ofSeconds(10));
+				sleep(10);
+			}
+		}
+		assertThat(permits.reserve("k", 1, 0).getDecision().isConcurrencyLimited()).isTrue();
+		// sent one after another: none timed out behind the others
+		assertThat(this.failedAfterThaw).doesNotContain("permit-return");
+	}
+
+	private static void sleep(long millis) {
+		try {
+			TimeUnit.MILLISECONDS.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
