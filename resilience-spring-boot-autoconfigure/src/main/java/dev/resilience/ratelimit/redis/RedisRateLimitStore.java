@@ -136,11 +136,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Permit returns that failed (Redis out, hung, or too slow to answer), sent again once a
 	 * server of this limiter answers again: each would otherwise hold its permit until its lease
 	 * timed out. Sending a return twice is harmless (it may have run although its answer never
-	 * came): it removes the call's own lease, numbered uniquely per key. A give-back is not sent
+	 * came): it removes only the lease its call made, by its number and its start. A give-back is not sent
 	 * again: one that ran already would be counted twice. At most {@link #MAX_UNSENT_RETURNS} are
 	 * kept; a permit beyond them is freed by its lease timeout.
 	 */
-	private final Queue<UnsentReturn> unsentReturns = new ConcurrentLinkedQueue<>();
+	private final Queue<PermitReturn> unsentReturns = new ConcurrentLinkedQueue<>();
 
 	/** How many {@link #unsentReturns} holds, or is about to. */
 	private final AtomicInteger unsentCount = new AtomicInteger();
@@ -486,19 +486,28 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Returns a permit without waiting for it; a failure is counted, the return kept to be sent
-	 * again (see {@link #unsentReturns}), and the future completes normally either way.
+	 * Returns a permit without waiting for it; the future completes normally either way. A failure
+	 * keeps the return to be sent again (see {@link #unsentReturns}), and is counted unless the
+	 * return is one sent again: it was counted when it first failed. A return sent again does not
+	 * teach the typical hold time: it comes as late as Redis was out.
 	 */
-	private CompletableFuture<Void> returnPermit(byte[][] redisKeys, byte[][] arguments) {
-		return this.runner.run(Script.RELEASE, redisKeys, arguments, this.timeoutNanos).handle((reply, ex) -> {
-			if (ex != null && this.unsentCount.incrementAndGet() <= MAX_UNSENT_RETURNS) {
-				// kept before the failure marks the server failing: its next answer sends it
-				this.unsentReturns.add(new UnsentReturn(redisKeys, arguments));
+	private CompletableFuture<Void> returnPermit(PermitReturn permit, boolean again) {
+		byte[][] arguments = this.arguments.release(permit.sequence(), permit.at(), !again);
+		return this.runner.run(Script.RELEASE, permit.redisKeys(), arguments, this.timeoutNanos).handle((reply, ex) -> {
+			if (ex == null) {
+				log(answered(permit.redisKeys()));
+				return null;
 			}
-			else if (ex != null) {
+			if (this.unsentCount.incrementAndGet() <= MAX_UNSENT_RETURNS) {
+				// kept before the failure marks the server failing: its next answer sends it
+				this.unsentReturns.add(permit);
+			}
+			else {
 				this.unsentCount.decrementAndGet();
 			}
-			log((ex != null) ? failure(redisKeys, "permit-return", ex) : answered(redisKeys));
+			if (!again) {
+				log(failure(permit.redisKeys(), "permit-return", ex));
+			}
 			return null;
 		});
 	}
@@ -512,7 +521,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.resendRequested.set(true);
 		if (this.resending.compareAndSet(false, true)) {
 			this.resendRequested.set(false);
-			sendUnsentReturns(this.unsentCount.get());
+			// off the thread that saw the answer: Lettuce's event loop, before the caller has its decision
+			CompletableFuture.runAsync(() -> sendUnsentReturns(this.unsentCount.get()));
 		}
 	}
 
@@ -523,12 +533,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private void sendUnsentReturns(int left) {
 		for (int n = left; n > 0; n--) {
-			UnsentReturn unsent = this.unsentReturns.poll();
+			PermitReturn unsent = this.unsentReturns.poll();
 			if (unsent == null) {
 				break;
 			}
 			this.unsentCount.decrementAndGet();
-			CompletableFuture<Void> sent = returnPermit(unsent.redisKeys(), unsent.arguments());
+			CompletableFuture<Void> sent = returnPermit(unsent, true);
 			if (!sent.isDone()) {
 				// on with the rest once Redis answered (those failing at once are looped through here)
 				int rest = n - 1;
@@ -542,8 +552,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/** A permit return to send again: the Redis keys and arguments it was sent with. */
-	private record UnsentReturn(byte[][] redisKeys, byte[][] arguments) {
+	/** A permit to return: the Redis keys of its key, its lease's number and when it began. */
+	private record PermitReturn(byte[][] redisKeys, long sequence, long at) {
 	}
 
 	/** Waits for a give-back, a permit return or a reset; an interrupted caller stops waiting. */
@@ -730,7 +740,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
 			return (settings.maxConcurrent() > 0 && finish())
-					? returnPermit(this.redisKeys, arguments.release(this.reply.sequence()))
+					? returnPermit(new PermitReturn(this.redisKeys, this.reply.sequence(), this.reply.at()), false)
 					: CompletableFuture.completedFuture(null);
 		}
 

@@ -17,14 +17,14 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 /**
  * Encodes the arguments of the scripts ({@code decide.lua}, {@code decide_bucket.lua} or
  * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
- * {@link Setting}, {@link DecideInput}, {@link GiveBackInput} and {@link ReplyField} ({@link #release(long)}
- * sends one number), in the order the scripts read them ({@code helpers.lua} and the top of each
+ * {@link Setting}, {@link DecideInput}, {@link GiveBackInput} and {@link ReplyField} ({@link #release(long, long, boolean)}
+ * sends three numbers), in the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). A script takes two arguments: the limiter's settings, the same
  * for every call, and the call's own inputs, each as little-endian doubles (Lua's
  * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
  * that a script would parse again, so one string unpacked in one step costs the server less than
- * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s input, the lease's
- * member, stays decimal, and so do the windows' periods in milliseconds that
+ * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s inputs, the lease's
+ * member, its score and a flag, stay decimal, and so do the windows' periods in milliseconds that
  * {@code decide_window.lua} takes after the two: it passes them to {@code PEXPIRE} as they are.
  * <p>
  * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
@@ -102,6 +102,11 @@ final class ScriptArguments {
 		BEFORE_UPDATED, AFTER_TOKENS, AFTER_UPDATED
 
 	}
+
+	/** {@code release.lua}'s flag: the hold time is learned from the return, or not. */
+	private static final byte[] ONE = { '1' };
+
+	private static final byte[] ZERO = { '0' };
 
 	/** The limiter's settings, the same for every call: {@link Setting}, then the windows, packed. */
 	private final byte[] settings;
@@ -222,10 +227,13 @@ final class ScriptArguments {
 
 	/**
 	 * The arguments of {@code release.lua}: the settings, then the call's sequence number in
-	 * decimal, which names its lease as the script uses it, without formatting it.
+	 * decimal, which names its lease as the script uses it, without formatting it, the time the
+	 * call was admitted at (its lease's score), and whether the hold time is learned from it
+	 * ({@code 1}) or not ({@code 0}: a return sent late).
 	 */
-	byte[][] release(long sequence) {
-		return new byte[][] { this.settings, Long.toString(sequence).getBytes(StandardCharsets.US_ASCII) };
+	byte[][] release(long sequence, long at, boolean learned) {
+		return new byte[][] { this.settings, Long.toString(sequence).getBytes(StandardCharsets.US_ASCII),
+				Long.toString(at).getBytes(StandardCharsets.US_ASCII), learned ? ONE : ZERO };
 	}
 
 	private static long flag(boolean value) {

@@ -11,7 +11,7 @@ local cost, sequence, at, version_after, tokens_after, updated_after, tokens_bef
 if not load() then
 	-- expired: the key is as new, nothing to give back; or evicted: the call's permit still is
 	if lease_key then
-		redis.call('ZREM', lease_key, string.format('%d', sequence))
+		return_lease(string.format('%d', sequence), false, at)
 	end
 	return { 1 }
 end
@@ -92,7 +92,7 @@ for i = 1, window_count do
 	end
 end
 if lease_key then
-	return_lease(sequence, false)
+	return_lease(sequence, false, at)
 end
 finish(true)
 return { 1 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailurePolicy;
@@ -50,17 +51,35 @@ class RedisPermitReturnTests {
 		assertPermitsReturnedOnceRedisAnswers(held, held - 1);
 	}
 
+	@Test
+	void permitReturnedLateDoesNotTeachItsHoldTime() {
+		RedisRateLimitStore permits = store(2);
+		// one permit held throughout keeps the key's state, where the typical hold is kept
+		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isTrue();
+		// the other held for a few milliseconds each time: the typical hold
+		for (int i = 0; i < 5; i++) {
+			permits.reserve("k", 1, 0).release();
+		}
+		Reservation held = permits.reserve("k", 1, 0);
+		this.server.freeze();
+		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isFalse();
+		held.release();
+		this.server.thaw();
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+			.until(() -> permits.reserve("k", 1, 0).getDecision().isPermitted());
+
+		// held for the outage (over a second) had it been learned, an eighth of that would be added
+		RateLimitDecision rejected = permits.reserve("k", 1, 0).getDecision();
+		assertThat(rejected.isConcurrencyLimited()).isTrue();
+		assertThat(rejected.getRetryAfter()).isLessThan(Duration.ofMillis(100));
+	}
+
 	/**
 	 * Takes every permit of a key, returns them all while Redis is out, and takes the permits that
 	 * are free again once Redis answers: {@code returned} of them, and not one more.
 	 */
 	private void assertPermitsReturnedOnceRedisAnswers(int maxConcurrent, int returned) {
-		RedisRateLimitStore permits = new RedisRateLimitStore("returned", RateLimiterSettings.builder()
-			.store(RedisRateLimitStore.TYPE)
-			.maxConcurrent(maxConcurrent, Duration.ofHours(1))
-			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
-			.build(), this.server.runner(), "permit-return:", TIMEOUT,
-				List.of((limiter, store, operation, cause) -> this.failedAfterThaw.add(operation)));
+		RedisRateLimitStore permits = store(maxConcurrent);
 		List<Reservation> held = new ArrayList<>();
 		for (int i = 0; i < maxConcurrent; i++) {
 			held.add(permits.reserve("k", 1, 0));
@@ -85,6 +104,15 @@ class RedisPermitReturnTests {
 		assertThat(permits.reserve("k", 1, 0).getDecision().isConcurrencyLimited()).isTrue();
 		// sent one after another: none timed out behind the others
 		assertThat(this.failedAfterThaw).doesNotContain("permit-return");
+	}
+
+	private RedisRateLimitStore store(int maxConcurrent) {
+		return new RedisRateLimitStore("returned", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.maxConcurrent(maxConcurrent, Duration.ofHours(1))
+			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
+			.build(), this.server.runner(), "permit-return:", TIMEOUT,
+				List.of((limiter, store, operation, cause) -> this.failedAfterThaw.add(operation)));
 	}
 
 }

@@ -75,8 +75,9 @@ class ScriptArgumentsTests {
 				new long[0]);
 		assertThat(strings(arguments.giveBack(taken, 2))).containsExactly("5", "1", "1000000", "0", "0", "0", "60000000",
 				"0", "2", "9", "1020", "5", "3", "1010", "5", "900", "4");
-		assertThat(strings(arguments.release(9))).containsExactly("5", "1", "1000000", "0", "0", "0", "60000000", "0",
-				"9");
+		assertThat(strings(arguments.release(9, taken.at(), true))).containsExactly("5", "1", "1000000", "0", "0", "0",
+				"60000000", "0", "9", "1020", "1");
+		assertThat(strings(arguments.release(9, taken.at(), false))).endsWith("9", "1020", "0");
 	}
 
 	@Test
@@ -173,7 +174,9 @@ class ScriptArgumentsTests {
 		assertThat(decide[0]).hasSize(64);
 		assertThat(decide[1]).hasSize(32);
 		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1");
-		assertThat(arguments.release(12_345_678)[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
+		byte[][] release = arguments.release(12_345_678, 1_764_000_000_123_457L, true);
+		assertThat(release[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
+		assertThat(release[2]).isEqualTo("1764000000123457".getBytes(StandardCharsets.US_ASCII));
 	}
 
 	/** A reply as the scripts pack it, and as Lettuce hands it over: a list of one string of doubles. */
