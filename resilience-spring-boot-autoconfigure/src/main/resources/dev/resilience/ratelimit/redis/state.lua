@@ -202,14 +202,14 @@ local function finish(windows_changed)
 	redis.call('SET', state_key, encode(), 'PX', string.format('%d', cdiv(horizon - now, 1000)))
 end
 
--- Returns a lease, if it is still held: used, it updates the typical hold. Given when the call
--- was admitted, only a lease made then is the call's: numbers repeat when a replica promoted
--- before it had the latest calls (or a clock set back) numbers new calls as the lost ones.
+-- Returns a call's lease, if it is still held: used, it updates the typical hold. Only a lease
+-- made when the call was admitted ("started") is the call's: numbers repeat when a replica
+-- promoted before it had the latest calls (or a clock set back) numbers new calls as the lost ones.
 local return_lease
 if lease_key then
 	return_lease = function(sequence, used, started)
 		local start = redis.call('ZSCORE', lease_key, sequence)
-		if not start or (started and tonumber(start) ~= started) then
+		if not start or tonumber(start) ~= started then
 			return
 		end
 		redis.call('ZREM', lease_key, sequence)
