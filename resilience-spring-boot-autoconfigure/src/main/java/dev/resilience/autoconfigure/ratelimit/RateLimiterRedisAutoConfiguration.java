@@ -49,7 +49,7 @@ public final class RateLimiterRedisAutoConfiguration {
 		RateLimitingProperties.Redis redis = properties.getRedis();
 		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE,
 				(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(),
-						redis.getDecisionTimeout(), listeners.orderedStream().toList()));
+						redis.getDecisionTimeout(), listeners.orderedStream().toList(), ticker));
 	}
 
 	@Bean

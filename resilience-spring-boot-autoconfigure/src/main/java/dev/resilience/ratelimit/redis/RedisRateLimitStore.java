@@ -15,11 +15,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Ticker;
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -80,6 +82,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	static final int MAX_UNSENT_RETURNS = 1_000;
 
+	/**
+	 * How often kept permit returns are sent again, at most, on any answer of Redis: also when no
+	 * server's failures end, as after a cluster's failover, whose new node never failed.
+	 */
+	static final long RESEND_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	/** The Retry-After of a call rejected because Redis did not answer ({@code fail-closed}). */
 	static final Duration FAILURE_RETRY_AFTER = Duration.ofSeconds(1);
 
@@ -134,8 +142,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Permit returns that failed (Redis out, hung, or too slow to answer), sent again once a
-	 * server of this limiter answers again: each would otherwise hold its permit until its lease
-	 * timed out. Sending a return twice is harmless (it may have run although its answer never
+	 * server of this limiter answers again, and on any answer at most once a second while some
+	 * are kept: each would otherwise hold its permit until its lease timed out. Sending a return twice is harmless (it may have run although its answer never
 	 * came): it removes only the lease its call made, by its number and its start. A give-back is not sent
 	 * again: one that ran already would be counted twice. At most {@link #MAX_UNSENT_RETURNS} are
 	 * kept; a permit beyond them is freed by its lease timeout.
@@ -150,6 +158,12 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/** Whether a server answered again since they began to be: they are gone through once more. */
 	private final AtomicBoolean resendRequested = new AtomicBoolean();
+
+	/** Reads the time for {@link #lastResend}. */
+	private final Ticker ticker;
+
+	/** When the kept returns last began to be sent again, on {@link #ticker}. */
+	private final AtomicLong lastResend;
 
 	/**
 	 * Creates the store of one limiter.
@@ -179,6 +193,24 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
 			String keyPrefix, Duration decisionTimeout, List<StoreFailureListener> listeners) {
+		this(limiterName, settings, runner, keyPrefix, decisionTimeout, listeners, Ticker.system());
+	}
+
+	/**
+	 * Creates the store of one limiter, which tells listeners of each failure it counts and reads
+	 * the time from a ticker: how long ago permit returns that failed were last sent again.
+	 * @param limiterName the limiter's name
+	 * @param settings the limiter's settings
+	 * @param runner runs the script on the application's Redis
+	 * @param keyPrefix what every key starts with
+	 * @param decisionTimeout the longest a decision waits for Redis
+	 * @param listeners told of each failure, in order
+	 * @param ticker the application's clock
+	 * @throws IllegalArgumentException if the prefix holds a brace, or the settings are too large to
+	 * be counted exactly in microseconds
+	 */
+	public RedisRateLimitStore(String limiterName, RateLimiterSettings settings, RedisScriptRunner runner,
+			String keyPrefix, Duration decisionTimeout, List<StoreFailureListener> listeners, Ticker ticker) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
 		this.settings = Objects.requireNonNull(settings, "settings");
 		this.runner = Objects.requireNonNull(runner, "runner");
@@ -190,6 +222,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		this.timeoutNanos = decisionTimeout.toNanos();
 		this.listeners = List.copyOf(listeners);
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
+		this.lastResend = new AtomicLong(ticker.read());
 	}
 
 	@Override
@@ -521,6 +555,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.resendRequested.set(true);
 		if (this.resending.compareAndSet(false, true)) {
 			this.resendRequested.set(false);
+			this.lastResend.set(this.ticker.read());
 			// off the thread that saw the answer: Lettuce's event loop, before the caller has its decision
 			CompletableFuture.runAsync(() -> sendUnsentReturns(this.unsentCount.get()));
 		}
@@ -548,6 +583,19 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 		this.resending.set(false);
 		if (this.resendRequested.get()) {
+			sendUnsentReturns();
+		}
+	}
+
+	/**
+	 * Sends the kept returns again when they were last sent {@link #RESEND_INTERVAL_NANOS} ago: a
+	 * return kept while no server is failing (after a failover, or one failing again as it was
+	 * sent) would otherwise wait for the next outage to end, or for its lease to time out.
+	 */
+	private void resendNowAndThen() {
+		long now = this.ticker.read();
+		long last = this.lastResend.get();
+		if (now - last >= RESEND_INTERVAL_NANOS && this.lastResend.compareAndSet(last, now)) {
 			sendUnsentReturns();
 		}
 	}
@@ -594,6 +642,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * (recorded before a cluster's nodes were known).
 	 */
 	private @Nullable String answered(byte[][] redisKeys) {
+		if (this.unsentCount.get() > 0) {
+			resendNowAndThen();
+		}
 		if (this.failingRoutes.isEmpty()) {
 			return null;
 		}

@@ -10,6 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualTicker;
+import dev.resilience.Ticker;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
@@ -75,6 +77,61 @@ class RedisPermitReturnTests {
 	}
 
 	/**
+	 * A return kept while no server is failing: here one failing again as it was sent, as after a
+	 * failover the returns meant for a node that never failed. The lease key is made a string, so
+	 * that the return fails with an error while the server answers everything else.
+	 */
+	@Test
+	void permitReturnKeptWhileNoServerIsFailingIsSentAgainOnAnAnswerASecondLater() {
+		ManualTicker ticker = new ManualTicker();
+		RedisRateLimitStore permits = store(1, ticker);
+		Reservation held = permits.reserve("k", 1, 0);
+		assertThat(held.getDecision().isPermitted()).isTrue();
+		String lease = this.server.keys("permit-return:*").stream()
+			.filter((key) -> this.server.commands().type(key).equals("zset"))
+			.findFirst()
+			.orElseThrow();
+		byte[] leaseDump = this.server.commands().dump(lease);
+		this.server.commands().del(lease);
+		this.server.commands().set(lease, "not a lease");
+		held.release();
+		assertThat(wrongTypeErrors()).isEqualTo(1);
+		assertThat(permits.errorCount()).isEqualTo(1);
+
+		// the next answer ends the server's failures and sends the return again, which fails again
+		permits.reserve("other", 1, 0).release();
+		await().atMost(Duration.ofSeconds(10)).until(() -> wrongTypeErrors() == 2);
+		assertThat(permits.errorCount()).isEqualTo(1);
+		this.server.commands().del(lease);
+		this.server.commands().restore(lease, 0, leaseDump);
+
+		// answers under a second after it was last sent leave it kept
+		ticker.advanceNanos(RedisRateLimitStore.RESEND_INTERVAL_NANOS - 1);
+		permits.reserve("other", 1, 0).release();
+		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(1))
+			.until(() -> !permits.reserve("k", 1, 0).getDecision().isPermitted());
+
+		// the first answer a second after it was last sent sends it again, and it is returned
+		ticker.advanceNanos(1);
+		permits.reserve("other", 1, 0).release();
+		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+			.until(() -> this.server.commands().zcard(lease) == 0);
+		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isTrue();
+		assertThat(wrongTypeErrors()).isEqualTo(2);
+	}
+
+	/** The errors the server replied {@code WRONGTYPE} with, from {@code INFO errorstats}. */
+	private long wrongTypeErrors() {
+		String prefix = "errorstat_WRONGTYPE:count=";
+		for (String line : this.server.commands().info("errorstats").split("\r?\n")) {
+			if (line.startsWith(prefix)) {
+				return Long.parseLong(line.substring(prefix.length()).trim());
+			}
+		}
+		return 0;
+	}
+
+	/**
 	 * Takes every permit of a key, returns them all while Redis is out, and takes the permits that
 	 * are free again once Redis answers: {@code returned} of them, and not one more.
 	 */
@@ -107,12 +164,16 @@ class RedisPermitReturnTests {
 	}
 
 	private RedisRateLimitStore store(int maxConcurrent) {
+		return store(maxConcurrent, Ticker.system());
+	}
+
+	private RedisRateLimitStore store(int maxConcurrent, Ticker ticker) {
 		return new RedisRateLimitStore("returned", RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)
 			.maxConcurrent(maxConcurrent, Duration.ofHours(1))
 			.onStoreFailure(StoreFailurePolicy.FAIL_CLOSED)
 			.build(), this.server.runner(), "permit-return:", TIMEOUT,
-				List.of((limiter, store, operation, cause) -> this.failedAfterThaw.add(operation)));
+				List.of((limiter, store, operation, cause) -> this.failedAfterThaw.add(operation)), ticker);
 	}
 
 }

@@ -375,7 +375,8 @@ public final class RedisServer implements AutoCloseable {
 	 * @return the factory
 	 */
 	public static RateLimitStoreFactory stores(RedisScriptRunner runner, String keyPrefix, Duration decisionTimeout) {
-		return (name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, keyPrefix, decisionTimeout);
+		return (name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, keyPrefix, decisionTimeout,
+				List.of(), ticker);
 	}
 
 	/**
