@@ -58,7 +58,7 @@ class RedisClusterOutageTests {
 				frozen.thaw();
 			}
 			assertThat(failed).isEqualTo(onFrozen);
-			await().atMost(Duration.ofSeconds(5))
+			await().pollInSameThread().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(log.lines()).first()
 					.asString()
 					.matches("WARNING Redis is out \\(cluster node [0-9a-f]{40}\\): TimeoutException; "
@@ -67,7 +67,7 @@ class RedisClusterOutageTests {
 			// failures, do not end it
 			String frozenKey = onFrozen.iterator().next();
 			RedisStoreOutageLogTests.awaitDecidedByRedis(store, frozenKey);
-			await().atMost(Duration.ofSeconds(5))
+			await().pollInSameThread().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(storeLog.lines()).satisfiesExactly(
 						(line) -> assertThat(line).matches("WARNING Rate limiter 'node': Redis \\(cluster node "
 								+ "[0-9a-f]{40}\\) decision failed, deciding FAIL_CLOSED until it answers again: "

@@ -27,6 +27,12 @@ import static org.awaitility.Awaitility.await;
  */
 class RedisPermitReturnTests {
 
+	/*
+	 * Every await polls on the test's thread: a poll Awaitility gave up on would otherwise go on
+	 * calling Redis on its own thread while the teardown closes the client, and Lettuce's shutdown
+	 * then waits for good (seen under PIT).
+	 */
+
 	/** Long enough for a busy machine, or mutated code under PIT, to answer in time. */
 	private static final Duration TIMEOUT = Duration.ofSeconds(1);
 
@@ -67,7 +73,7 @@ class RedisPermitReturnTests {
 		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isFalse();
 		held.release();
 		this.server.thaw();
-		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
 			.until(() -> permits.reserve("k", 1, 0).getDecision().isPermitted());
 
 		// held for the outage (over a second) had it been learned, an eighth of that would be added
@@ -100,7 +106,7 @@ class RedisPermitReturnTests {
 
 		// the next answer ends the server's failures and sends the return again, which fails again
 		permits.reserve("other", 1, 0).release();
-		await().atMost(Duration.ofSeconds(10)).until(() -> wrongTypeErrors() == 2);
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> wrongTypeErrors() == 2);
 		assertThat(permits.errorCount()).isEqualTo(1);
 		this.server.commands().del(lease);
 		this.server.commands().restore(lease, 0, leaseDump);
@@ -108,13 +114,13 @@ class RedisPermitReturnTests {
 		// answers under a second after it was last sent leave it kept
 		ticker.advanceNanos(RedisRateLimitStore.RESEND_INTERVAL_NANOS - 1);
 		permits.reserve("other", 1, 0).release();
-		await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+		await().pollInSameThread().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
 			.until(() -> !permits.reserve("k", 1, 0).getDecision().isPermitted());
 
 		// the first answer a second after it was last sent sends it again, and it is returned
 		ticker.advanceNanos(1);
 		permits.reserve("other", 1, 0).release();
-		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
 			.until(() -> this.server.commands().zcard(lease) == 0);
 		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isTrue();
 		assertThat(wrongTypeErrors()).isEqualTo(2);
@@ -152,7 +158,7 @@ class RedisPermitReturnTests {
 		// every permit returned is taken again as soon as it is free (one more at most: a limiter
 		// admitting every call must not keep the poll going after the await gave up)
 		AtomicInteger taken = new AtomicInteger();
-		await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> {
+		await().pollInSameThread().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> {
 			while (taken.get() <= returned && permits.reserve("k", 1, 0).getDecision().isPermitted()) {
 				taken.incrementAndGet();
 			}

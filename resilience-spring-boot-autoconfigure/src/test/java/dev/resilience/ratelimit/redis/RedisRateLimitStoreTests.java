@@ -780,7 +780,7 @@ class RedisRateLimitStoreTests {
 				proxy.delayReplies(Duration.ZERO);
 				// decided by Redis again (not by on-store-failure), the token is back; a busy machine
 				// (PIT's instrumented run beside another build) took more than 5 s to get there
-				await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
+				await().pollInSameThread().atMost(Duration.ofSeconds(15)).untilAsserted(() -> {
 					long errors = limiter.getStoreErrors();
 					RateLimitDecision inspected = limiter.inspect("k");
 					assertThat(limiter.getStoreErrors()).isEqualTo(errors);

@@ -75,7 +75,7 @@ class RedisStoreOutageLogTests {
 		}
 		awaitDecidedByRedis(store, "k");
 		// logged last, after the caller has its decision
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
 			assertThat(this.storeLog.lines()).containsExactly(
 					"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_OPEN until it answers again: "
 							+ "TimeoutException",
@@ -158,7 +158,7 @@ class RedisStoreOutageLogTests {
 		}
 		assertThat(pending.join().getDecision().isPermitted()).isTrue();
 		assertThat(patient.errorCount()).isZero();
-		await().atMost(Duration.ofSeconds(5))
+		await().pollInSameThread().atMost(Duration.ofSeconds(5))
 			.untilAsserted(() -> assertThat(this.runnerLog.lines()).containsExactly(
 					"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
 					"INFO Redis answers again"));
@@ -220,7 +220,7 @@ class RedisStoreOutageLogTests {
 		assertThat(stillInterrupted).isTrue();
 		assertThat(store.errorCount()).isEqualTo(1);
 		// Redis ran the decision in time once thawed and admitted it; nobody waits for it: given back
-		await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+		await().pollInSameThread().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
 			assertThat(this.server.commandCalls("evalsha")).isEqualTo(2);
 			// its reply ended the run of failures
 			assertThat(this.storeLog.lines()).containsExactly(
