@@ -143,10 +143,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/**
 	 * Permit returns that failed (Redis out, hung, or too slow to answer), sent again once a
 	 * server of this limiter answers again, and on any answer at most once a second while some
-	 * are kept: each would otherwise hold its permit until its lease timed out. Sending a return twice is harmless (it may have run although its answer never
-	 * came): it removes only the lease its call made, by its number and its start. A give-back is not sent
-	 * again: one that ran already would be counted twice. At most {@link #MAX_UNSENT_RETURNS} are
-	 * kept; a permit beyond them is freed by its lease timeout.
+	 * are kept: each would otherwise hold its permit until its lease timed out. Sending a return
+	 * twice is harmless (it may have run although its answer never came): it removes only the
+	 * lease its call made, by its number and its start. A give-back is not sent again: one that
+	 * ran already would be counted twice. At most {@link #MAX_UNSENT_RETURNS} are kept; a permit
+	 * beyond them is freed by its lease timeout.
 	 */
 	private final Queue<PermitReturn> unsentReturns = new ConcurrentLinkedQueue<>();
 

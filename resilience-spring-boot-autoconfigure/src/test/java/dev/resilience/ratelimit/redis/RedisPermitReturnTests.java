@@ -101,12 +101,13 @@ class RedisPermitReturnTests {
 		this.server.commands().del(lease);
 		this.server.commands().set(lease, "not a lease");
 		held.release();
-		assertThat(wrongTypeErrors()).isEqualTo(1);
+		assertThat(this.server.errorReplies("WRONGTYPE")).isEqualTo(1);
 		assertThat(permits.errorCount()).isEqualTo(1);
 
 		// the next answer ends the server's failures and sends the return again, which fails again
 		permits.reserve("other", 1, 0).release();
-		await().pollInSameThread().atMost(Duration.ofSeconds(10)).until(() -> wrongTypeErrors() == 2);
+		await().pollInSameThread().atMost(Duration.ofSeconds(10))
+			.until(() -> this.server.errorReplies("WRONGTYPE") == 2);
 		assertThat(permits.errorCount()).isEqualTo(1);
 		this.server.commands().del(lease);
 		this.server.commands().restore(lease, 0, leaseDump);
@@ -123,18 +124,7 @@ class RedisPermitReturnTests {
 		await().pollInSameThread().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
 			.until(() -> this.server.commands().zcard(lease) == 0);
 		assertThat(permits.reserve("k", 1, 0).getDecision().isPermitted()).isTrue();
-		assertThat(wrongTypeErrors()).isEqualTo(2);
-	}
-
-	/** The errors the server replied {@code WRONGTYPE} with, from {@code INFO errorstats}. */
-	private long wrongTypeErrors() {
-		String prefix = "errorstat_WRONGTYPE:count=";
-		for (String line : this.server.commands().info("errorstats").split("\r?\n")) {
-			if (line.startsWith(prefix)) {
-				return Long.parseLong(line.substring(prefix.length()).trim());
-			}
-		}
-		return 0;
+		assertThat(this.server.errorReplies("WRONGTYPE")).isEqualTo(2);
 	}
 
 	/**

@@ -322,6 +322,22 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
+	 * Returns how often the server replied with an error of a kind since its statistics were last
+	 * reset, from {@code INFO errorstats}.
+	 * @param code the error's code, such as {@code WRONGTYPE}
+	 * @return the errors
+	 */
+	public long errorReplies(String code) {
+		String prefix = "errorstat_" + code + ":count=";
+		for (String line : commands().info("errorstats").split("\r?\n")) {
+			if (line.startsWith(prefix)) {
+				return Long.parseLong(line.substring(prefix.length()).trim());
+			}
+		}
+		return 0;
+	}
+
+	/**
 	 * Opens a Lettuce connection, as Spring Data Redis would.
 	 * @return the connection's asynchronous commands
 	 */
