@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -89,8 +90,11 @@ class RedisPermitReturnTests {
 	 */
 	@Test
 	void permitReturnKeptWhileNoServerIsFailingIsSentAgainOnAnAnswerASecondLater() {
-		ManualTicker ticker = new ManualTicker();
+		// Far from 0, and half a second past the store's start: a second is then told from the
+		// time the return was last sent, not from a sum of times nor from the store's start.
+		ManualTicker ticker = new ManualTicker(TimeUnit.HOURS.toNanos(1));
 		RedisRateLimitStore permits = store(1, ticker);
+		ticker.advanceNanos(RedisRateLimitStore.RESEND_INTERVAL_NANOS / 2);
 		Reservation held = permits.reserve("k", 1, 0);
 		assertThat(held.getDecision().isPermitted()).isTrue();
 		String lease = this.server.keys("permit-return:*").stream()
