@@ -186,6 +186,9 @@ final class RateLimitAcquirer {
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {
+		if (this.listeners.isEmpty()) {
+			return; // nobody to tell (no metrics, no events): without building the wait as a Duration
+		}
 		List<RateLimitListener> listeners = (decision.isPermitted() && decision.getWait().isZero())
 				? this.admissionListeners : this.listeners;
 		if (listeners.isEmpty()) {
