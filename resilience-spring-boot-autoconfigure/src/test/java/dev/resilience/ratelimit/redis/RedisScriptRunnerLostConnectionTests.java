@@ -16,9 +16,6 @@ import static org.awaitility.Awaitility.await;
 /**
  * What {@link RedisScriptRunner} does with a command once its connection is lost, against a real
  * {@code redis-server} that is killed.
- * <p>
- * Fast on purpose: PIT tries a mutant's tests fastest first, and under a mutant of this path the
- * slower outage tests have left Lettuce spinning for good instead of failing.
  */
 class RedisScriptRunnerLostConnectionTests {
 
