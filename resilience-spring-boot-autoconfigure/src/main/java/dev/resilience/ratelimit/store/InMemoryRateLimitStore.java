@@ -13,7 +13,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -282,15 +281,8 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 			boolean permitted = verdict.permitted();
 			KeyState.Bucket taken = verdict.taken();
 			if (permitted && bucket != null && taken != null && !state.replaceBucket(bucket, taken)) {
-				// Another thread decided first: retry at once, and after repeated losses step aside
-				// briefly, as Resilience4j does, so the threads on one key do not keep failing each
-				// other.
-				if (++lost > 1) {
-					LockSupport.parkNanos(1);
-				}
-				else {
-					Thread.onSpinWait();
-				}
+				// Another thread decided first: step aside before deciding again
+				LostRaceBackOff.pause(++lost);
 				continue;
 			}
 			if (permitted) {
