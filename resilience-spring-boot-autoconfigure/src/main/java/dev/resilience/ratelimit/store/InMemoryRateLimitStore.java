@@ -92,7 +92,10 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	/** How long a key is kept after its last recorded use; follows {@link #settings}. */
 	private volatile long expireNanos;
 
-	/** Guards {@link #hand}, eviction and sweeps. */
+	/**
+	 * Guards {@link #hand}: one thread evicts at a time, and another that needs room meanwhile
+	 * steps aside without waiting for the lock (see {@link #makeRoom}).
+	 */
 	private final ReentrantLock maintenance = new ReentrantLock();
 
 	/** Where the search for a key to forget goes on; guarded by {@link #maintenance}. */
@@ -135,9 +138,10 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
 	 * How long after its last use a key is surely back to full: its bucket refilled from empty,
-	 * its windows emptied and its leases expired, counted from the latest slot a call may have
-	 * reserved within the limiter's {@code max-wait}. A call that waits longer than the limiter's
-	 * {@code max-wait} keeps its key alive only while its key is in use.
+	 * its windows emptied and its leases expired. A reserved slot counts as a use: a key with
+	 * windows or permits records its use at the slot it admitted a call to, and a bucket-only key
+	 * is forgotten only once its bucket is full, which a bucket reserved ahead is not. So no wait,
+	 * however long the limiter's {@code max-wait} or a call's own, is part of the horizon.
 	 * @param settings the limiter's settings
 	 * @return the time in nanoseconds
 	 */
@@ -156,7 +160,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		if (settings.maxConcurrent() > 0) {
 			horizon = Math.max(horizon, Durations.saturatedNanos(settings.leaseTimeout()));
 		}
-		return Durations.saturatedAdd(Durations.saturatedAdd(horizon, Durations.saturatedNanos(settings.maxWait())), 1);
+		return Durations.saturatedAdd(horizon, 1);
 	}
 
 	@Override
@@ -185,6 +189,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/** Puts a new key, after making room for it when the store holds {@code max-keys}. */
 	private KeyState add(String key) {
+		int busy = 0;
 		while (true) {
 			KeyState existing = this.states.get(key);
 			if (existing != null) {
@@ -192,7 +197,11 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 			int held = this.size.get();
 			if (held >= this.maxKeys) {
-				makeRoom();
+				if (!makeRoom()) {
+					// another thread is evicting, or putting every key counted: step aside, as a
+					// decision that lost its key's compare-and-set does, without blocking
+					LostRaceBackOff.pause(++busy);
+				}
 				continue;
 			}
 			if (!this.size.compareAndSet(held, held + 1)) {
@@ -325,7 +334,8 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 				state.replaceBucket(bucket, taken); // always succeeds: its writers hold the monitor
 			}
 			long sequence = LimiterAlgorithm.admit(settings, slots, verdict.at(), cost);
-			state.used(now);
+			// at the slot, so that the key outlives what it reserved, whatever the wait allowed
+			state.used(verdict.at());
 			if (ticket != null) {
 				ticket[0] = new Ticket(state, sequence, cost, verdict.at(), bucket, taken);
 			}
@@ -556,17 +566,23 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		return this.size.get();
 	}
 
-	/** Forgets the keys of a sample, the least recently used one, until there is room for one more key. */
-	private void makeRoom() {
-		this.maintenance.lock();
+	/**
+	 * Forgets the keys of a sample, the least recently used one, until there is room for one more
+	 * key. Never waits: a caller may be an event loop.
+	 * @return whether there is room; {@code false} when another thread holds the hand, or when
+	 * every key counted is still being put by another thread
+	 */
+	private boolean makeRoom() {
+		if (!this.maintenance.tryLock()) {
+			return false;
+		}
 		try {
 			while (this.size.get() >= this.maxKeys) {
 				if (!forgetOne()) {
-					// Every key counted is still being put by another thread: let it finish.
-					Thread.yield();
-					return;
+					return false;
 				}
 			}
+			return true;
 		}
 		finally {
 			this.maintenance.unlock();
@@ -623,18 +639,14 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	 * any other under its monitor, where its decisions record their use.
 	 */
 	void sweep() {
-		this.maintenance.lock();
-		try {
-			long now = this.clock.read();
-			for (Map.Entry<String, KeyState> entry : this.states.entrySet()) {
-				KeyState state = entry.getValue();
-				if (retireIfIdle(state, now) && this.states.remove(entry.getKey(), state)) {
-					this.size.decrementAndGet();
-				}
+		// No lock: a sweep may walk a million keys, and a new key must not wait for it to make
+		// room. Sweeps and evictions racing on a key both retire it; only one removes it.
+		long now = this.clock.read();
+		for (Map.Entry<String, KeyState> entry : this.states.entrySet()) {
+			KeyState state = entry.getValue();
+			if (retireIfIdle(state, now) && this.states.remove(entry.getKey(), state)) {
+				this.size.decrementAndGet();
 			}
-		}
-		finally {
-			this.maintenance.unlock();
 		}
 	}
 

@@ -65,7 +65,10 @@ final class KeyState {
 	/** The windows and leases; {@code null} for a limiter with only a token bucket. */
 	final @Nullable Slots slots;
 
-	/** When a decision last used the key, on the store's clock. */
+	/**
+	 * When a decision last used the key, on the store's clock; for a key with {@link #slots}, the
+	 * slot of the call it admitted last, which may be ahead of the clock.
+	 */
 	volatile long lastUsed;
 
 	/** Whether a state with {@link #slots} was forgotten; guarded by this object's monitor. */

@@ -2,7 +2,8 @@ package dev.resilience.ratelimit.store;
 
 /**
  * How a decision steps aside after losing its key's compare-and-set to another thread, before it
- * decides again.
+ * decides again; and how a new key waits for room while another thread evicts, or puts the keys
+ * counted.
  * <p>
  * Threads on one key that decide again at once keep failing each other's compare-and-set (two
  * threads decided 8 million calls a second that way, against 21 million stepping aside), so the
@@ -24,7 +25,7 @@ final class LostRaceBackOff {
 	}
 
 	/**
-	 * Waits after a decision lost its key's compare-and-set.
+	 * Waits after a decision lost its key's compare-and-set, or found another thread busy.
 	 * @param lost how many times in a row the decision lost it, from 1
 	 */
 	static void pause(int lost) {

@@ -178,6 +178,46 @@ class InMemoryKeyUpkeepTests {
 		assertThat(store.keyCount()).hasValue(0);
 	}
 
+	/**
+	 * A reserved slot is a use: a key whose calls wait beyond the limiter's max-wait (the call's
+	 * own is longer, or max-wait was lowered at run time) is kept until its slots are past, so
+	 * that no interval of the window holds more than its limit.
+	 */
+	@Test
+	void aKeyIsKeptPastItsLastReservedSlotHoweverLongTheWait() {
+		RateLimiterSettings oneASecond = RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build();
+		// the calls wait longer than the limiter's max-wait (none)
+		assertKeptPastItsLastSlot(store(oneASecond));
+		// the limiter's max-wait is lowered at run time after the calls reserved their slots
+		this.ticker.set(Duration.ZERO);
+		InMemoryRateLimitStore lowered = store(RateLimiterSettings.builder()
+			.window(1, Duration.ofSeconds(1))
+			.maxWait(Duration.ofSeconds(10))
+			.build());
+		assertKeptPastItsLastSlot(lowered, () -> assertThat(lowered.updateSettings(oneASecond)).isTrue());
+	}
+
+	private void assertKeptPastItsLastSlot(InMemoryRateLimitStore store) {
+		assertKeptPastItsLastSlot(store, () -> {
+		});
+	}
+
+	private void assertKeptPastItsLastSlot(InMemoryRateLimitStore store, Runnable afterReserving) {
+		for (int i = 0; i < 10; i++) {
+			RateLimitDecision decision = store.reserve("k", 1, Duration.ofSeconds(10).toNanos()).getDecision();
+			assertThat(decision.getWait()).isEqualTo(Duration.ofSeconds(i));
+		}
+		afterReserving.run();
+		this.ticker.set(Duration.ofSeconds(3));
+		assertThat(store.keyCount()).hasValue(1);
+		assertThat(store.tryAcquire("k", 1).isPermitted()).as("a second call in [3 s, 4 s)").isFalse();
+		// the slot at 9 s is the last use: the key is idle for its horizon (1 s + 1 ns) plus 1 s
+		this.ticker.set(Duration.ofSeconds(11));
+		assertThat(store.keyCount()).hasValue(1);
+		this.ticker.set(Duration.ofSeconds(11).plusNanos(1));
+		assertThat(store.keyCount()).hasValue(0);
+	}
+
 	@Test
 	void aStoreDecidesAlikeWhateverItsTickerReadsWhenItIsMade() {
 		List<String> expected = decisionsFrom(0);

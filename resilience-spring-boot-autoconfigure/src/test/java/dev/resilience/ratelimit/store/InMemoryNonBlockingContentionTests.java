@@ -4,8 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,6 +19,7 @@ import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
 import dev.resilience.ManualTicker;
+import dev.resilience.Ticker;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
@@ -26,10 +29,12 @@ import dev.resilience.ratelimit.RefillStrategy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Reactor threads (which must not block, BlockHound installed) all deciding on one key of a
- * bucket-only limiter: a decision that loses the bucket's compare-and-set to another thread steps
- * aside without parking or spin-wait hints, which BlockHound reports, and exactly the bucket's
- * tokens are admitted.
+ * Reactor threads (which must not block, BlockHound installed) deciding in memory where threads
+ * race: all on one key of a bucket-only limiter, where a decision that loses the bucket's
+ * compare-and-set to another thread steps aside without parking or spin-wait hints, which
+ * BlockHound reports, and exactly the bucket's tokens are admitted; and on new keys of a store
+ * at {@code max-keys}, where a thread that needs room while another evicts, sweeps or puts a key
+ * does not wait for it on a lock.
  */
 class InMemoryNonBlockingContentionTests {
 
@@ -84,6 +89,145 @@ class InMemoryNonBlockingContentionTests {
 			nonBlocking.dispose();
 			scheduler.shutdownNow();
 		}
+	}
+
+	/**
+	 * A flood of distinct keys on a store at max-keys, from Reactor threads: each new key makes
+	 * room by evicting, and a thread that finds another evicting steps aside instead of waiting
+	 * for the lock. Every call is admitted (each key is new) and the store never holds more than
+	 * max-keys.
+	 */
+	@Test
+	void reactorThreadsFloodingNewKeysEvictWithoutBlockingAndKeepMaxKeys() {
+		int maxKeys = 64;
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore("flood",
+				RateLimiterSettings.builder().window(1, Duration.ofHours(1)).maxKeys(maxKeys).build(), new ManualTicker());
+		Scheduler nonBlocking = Schedulers.newParallel("flood", THREADS);
+		AtomicInteger admitted = new AtomicInteger();
+		AtomicInteger mostHeld = new AtomicInteger();
+		AtomicBoolean started = new AtomicBoolean();
+		try {
+			List<CompletableFuture<Void>> callers = new ArrayList<>();
+			for (int t = 0; t < THREADS; t++) {
+				String prefix = t + "-";
+				callers.add(Mono.<Void>fromRunnable(() -> {
+					while (!started.get()) {
+						// not started yet
+					}
+					for (int i = 0; i < CALLS_PER_THREAD; i++) {
+						if (store.tryAcquire(prefix + i, 1).isPermitted()) {
+							admitted.incrementAndGet();
+						}
+						mostHeld.accumulateAndGet(store.heldKeys(), Math::max);
+					}
+				}).subscribeOn(nonBlocking).toFuture());
+			}
+			started.set(true);
+			for (CompletableFuture<Void> caller : callers) {
+				assertThat(caller).succeedsWithin(Duration.ofSeconds(60));
+			}
+			assertThat(admitted).hasValue(THREADS * CALLS_PER_THREAD);
+			assertThat(mostHeld).hasValue(maxKeys);
+			assertThat(store.keyCount()).hasValue(maxKeys);
+		}
+		finally {
+			nonBlocking.dispose();
+		}
+	}
+
+	/**
+	 * A sweep walking the keys (a million of them, say) does not hold up a Reactor thread that
+	 * needs room for a new key. The sweep is held here on one key's monitor.
+	 */
+	@Test
+	void aNewKeyAtMaxKeysDoesNotWaitForASweep() throws Exception {
+		ManualTicker ticker = new ManualTicker();
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore("api",
+				RateLimiterSettings.builder().window(1, Duration.ofHours(1)).maxKeys(2).build(), ticker);
+		assertThat(store.tryAcquire("old", 1).isPermitted()).isTrue();
+		ticker.advance(Duration.ofSeconds(1));
+		assertThat(store.tryAcquire("held", 1).isPermitted()).isTrue();
+		KeyState held = store.state("held");
+		Scheduler nonBlocking = Schedulers.newParallel("event-loop", 1);
+		Thread sweeper = new Thread(store::sweep, "sweeper");
+		try {
+			synchronized (held) {
+				sweeper.start();
+				awaitState(sweeper, Thread.State.BLOCKED);
+
+				// room is made by forgetting "old", the least recently used, whose monitor is free
+				CompletableFuture<Boolean> decided = Mono.fromCallable(() -> store.tryAcquire("new", 1).isPermitted())
+					.subscribeOn(nonBlocking)
+					.toFuture();
+
+				assertThat(decided).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+			}
+		}
+		finally {
+			sweeper.join(10_000);
+			nonBlocking.dispose();
+		}
+		assertThat(store.keyCount()).hasValue(2);
+		assertThat(store.inspect("held").getRemaining()).isZero();
+		assertThat(store.inspect("old").getRemaining()).as("forgotten, so full again").isOne();
+	}
+
+	/**
+	 * A Reactor thread that needs room while another thread has counted the last key but not put
+	 * it yet waits for it without blocking calls (it used to call Thread.yield), then evicts it.
+	 */
+	@Test
+	void aNewKeyAtMaxKeysWaitsForAKeyBeingPutWithoutBlocking() throws Exception {
+		ManualTicker manual = new ManualTicker();
+		Thread[] slow = new Thread[1];
+		CountDownLatch counted = new CountDownLatch(1);
+		CountDownLatch go = new CountDownLatch(1);
+		Ticker ticker = () -> {
+			if (Thread.currentThread() == slow[0]) {
+				// the slow thread reads the clock after counting its key, before putting it
+				counted.countDown();
+				try {
+					go.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+			return manual.read();
+		};
+		InMemoryRateLimitStore store = new InMemoryRateLimitStore("api",
+				RateLimiterSettings.builder().window(1, Duration.ofHours(1)).maxKeys(1).build(), ticker);
+		Scheduler nonBlocking = Schedulers.newParallel("event-loop", 1);
+		Thread adder = new Thread(() -> store.tryAcquire("a", 1), "adder");
+		slow[0] = adder;
+		try {
+			adder.start();
+			assertThat(counted.await(10, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<Boolean> decided = Mono.fromCallable(() -> store.tryAcquire("b", 1).isPermitted())
+				.subscribeOn(nonBlocking)
+				.toFuture();
+			Thread.sleep(100); // real time for the Reactor thread to find no room
+			assertThat(decided).isNotDone();
+
+			go.countDown();
+
+			assertThat(decided).succeedsWithin(Duration.ofSeconds(10)).isEqualTo(true);
+		}
+		finally {
+			go.countDown();
+			adder.join(10_000);
+			nonBlocking.dispose();
+		}
+		// the adder, finding "a" forgotten, may have forgotten "b" in turn: either way, one key
+		assertThat(store.keyCount()).hasValue(1);
+	}
+
+	private static void awaitState(Thread thread, Thread.State state) throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (thread.getState() != state && System.nanoTime() < deadline) {
+			Thread.sleep(1);
+		}
+		assertThat(thread.getState()).isEqualTo(state);
 	}
 
 	/** Whether a call without a wait is admitted, asked as a reactive caller asks. */

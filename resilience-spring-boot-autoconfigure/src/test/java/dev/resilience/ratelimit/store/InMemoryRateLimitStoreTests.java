@@ -38,7 +38,7 @@ class InMemoryRateLimitStoreTests {
 	}
 
 	@Test
-	void idleHorizonCoversRefillWindowsLeasesAndMaxWait() {
+	void idleHorizonCoversRefillWindowsAndLeasesButNoWait() {
 		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
 			.tokenBucket(10, 3, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
 			.build())).isEqualTo(Duration.ofSeconds(4).toNanos() + 1);
@@ -46,7 +46,7 @@ class InMemoryRateLimitStoreTests {
 			.tokenBucket(10, 4, Duration.ofSeconds(1), RefillStrategy.GREEDY)
 			.window(5, Duration.ofSeconds(2))
 			.maxWait(Duration.ofMillis(300))
-			.build())).isEqualTo(Duration.ofMillis(3300).toNanos() + 1);
+			.build())).isEqualTo(Duration.ofSeconds(3).toNanos() + 1);
 		assertThat(InMemoryRateLimitStore.idleHorizonNanos(RateLimiterSettings.builder()
 			.window(5, Duration.ofSeconds(7))
 			.maxConcurrent(1, Duration.ofSeconds(9))
