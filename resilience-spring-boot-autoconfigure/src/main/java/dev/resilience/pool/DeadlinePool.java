@@ -761,6 +761,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			return null;
 		}
 		catch (InterruptedException ex) {
+			if (this.pool.isClosed()) {
+				// Closing the pool interrupts the threads waiting in it (Commons Pool): the caller
+				// was not interrupted, so its thread is left as it was, and told the pool closed.
+				throw closed();
+			}
 			Thread.currentThread().interrupt();
 			throw interrupted();
 		}
@@ -981,8 +986,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		@Override
 		public void run() {
 			// Hold the connection before claiming the call, so an invalidation right after the
-			// claim cannot close it under the work.
-			this.handle.retain();
+			// claim cannot close it under the work. A connection closed already was given back by
+			// a caller that stopped waiting before this work got a thread: nothing to run, and
+			// holding it then letting go would close it a second time.
+			if (!this.handle.retainIfOpen()) {
+				return;
+			}
 			this.runner = Thread.currentThread();
 			if (!claim(NEW, RUNNING)) {
 				this.handle.release();

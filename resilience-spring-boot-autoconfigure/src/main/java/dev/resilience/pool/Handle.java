@@ -28,15 +28,11 @@ final class Handle<T> {
 		return this.connection;
 	}
 
-	/** Called by the work before it uses the connection. */
-	void retain() {
-		this.holders.incrementAndGet();
-	}
-
 	/**
-	 * Holds the connection unless it is closed already: a delivery that comes late may find its
-	 * checkout ended and the connection since handed on, invalidated and closed; holding it then
-	 * and letting go would close it a second time.
+	 * Called by the work before it uses the connection: holds it unless it is closed already. Work
+	 * that comes late (a delivery, or a task that got a thread only after its caller stopped
+	 * waiting) may find its checkout ended and the connection since handed on, invalidated and
+	 * closed; holding it then and letting go would close it a second time.
 	 * @return whether the connection is held now
 	 */
 	boolean retainIfOpen() {

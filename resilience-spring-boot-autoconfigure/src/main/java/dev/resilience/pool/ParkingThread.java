@@ -39,6 +39,11 @@ final class ParkingThread extends AbstractExecutorService {
 			throw new RejectedExecutionException(this.thread.getName() + " is shut down");
 		}
 		this.tasks.offer(task);
+		if (this.shutdown && this.tasks.remove(task)) {
+			// Shut down since the check above: the thread may have ended on an empty queue, so the
+			// task is taken back and refused. One the thread took first, it runs.
+			throw new RejectedExecutionException(this.thread.getName() + " is shut down");
+		}
 		if (!this.started.get() && this.started.compareAndSet(false, true)) {
 			this.thread.start();
 		}

@@ -12,7 +12,7 @@ class HandleTests {
 	@Test
 	void theConnectionIsClosedWhenTheLastHolderLetsGo() {
 		Handle<Integer> handle = new Handle<>(7, this.factory);
-		handle.retain();
+		assertThat(handle.retainIfOpen()).isTrue();
 		assertThat(handle.retainIfOpen()).isTrue();
 		handle.release();
 		handle.release();
