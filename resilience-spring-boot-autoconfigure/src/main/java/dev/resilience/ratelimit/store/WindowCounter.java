@@ -1,5 +1,9 @@
 package dev.resilience.ratelimit.store;
 
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
+
 import dev.resilience.internal.Durations;
 import dev.resilience.ratelimit.WindowSettings;
 
@@ -10,77 +14,66 @@ import dev.resilience.ratelimit.WindowSettings;
  * previous window were spread evenly, so it may admit a little more or less than {@code limit} in a
  * given interval; use {@link dev.resilience.ratelimit.WindowAlgorithm#LOG} to be exact. The fixed
  * windows of a key start at its first use. Create one with {@link SlidingWindow#create}.
+ * <p>
+ * A call reserved ahead of the last prune moves the fixed windows ahead, which drops counts that
+ * the calls before it still need once it is given back. So from the first such reservation on,
+ * the counter keeps the counts before it ({@link #base}) and a journal of the calls admitted
+ * since (each one ahead too, as nobody is admitted before the latest call): giving one of them
+ * back replays the others on the counts before them, exactly as if it had never been made, in
+ * whatever order calls are given back. A journal entry leaves once its time is reached; a call
+ * admitted by then is given back by its counts alone, which is exact, as it moved no window past
+ * the time of a decision. The journal holds at most the calls still waiting for their slot.
  */
 final class WindowCounter implements SlidingWindow {
 
-	private long start;
+	/** Longs per journal entry: sequence number, time, cost. */
+	private static final int ENTRY = 3;
 
-	private long previous;
+	private static final long[] NONE = new long[0];
 
-	private long current;
+	private final Counts counts;
 
-	/** The latest admission: nobody is admitted before it (first come, first served). */
-	private long last = Long.MIN_VALUE;
+	/** The counts before the journal's first call, {@code null} while the journal is empty. */
+	private @Nullable Counts base;
 
-	/**
-	 * The sequence number of the latest admission, and the state before it: giving that call
-	 * back restores the state exactly, even when its reservation had moved the fixed windows
-	 * ahead.
-	 */
-	private long lastSequence = -1;
+	/** The calls admitted ahead of the last prune and since: sequence number, time and cost each. */
+	private long[] journal = NONE;
 
-	private long startBefore;
+	private int journalLength;
 
-	private long previousBefore;
-
-	private long currentBefore;
-
-	private long lastBefore;
+	/** The latest time the window was pruned at: the time of the latest decision. */
+	private long prunedAt;
 
 	WindowCounter(long now) {
-		this.start = now;
-	}
-
-	/** The start of the fixed window holding {@code at}, for {@code at} not before {@link #start}. */
-	private long windowStart(long period, long at) {
-		return this.start + ((at - this.start) / period) * period;
-	}
-
-	/** The previous window's count as seen from the fixed window starting at {@code windowStart}. */
-	private long previousAt(long period, long windowStart) {
-		if (windowStart == this.start) {
-			return this.previous;
-		}
-		return (windowStart - this.start == period) ? this.current : 0;
-	}
-
-	private long currentAt(long windowStart) {
-		return (windowStart == this.start) ? this.current : 0;
-	}
-
-	private static double estimate(long period, long windowStart, long previous, long current, long at) {
-		double previousWeight = (double) (period - (at - windowStart)) / period;
-		return previous * previousWeight + current;
+		this.counts = new Counts(now);
+		this.prunedAt = now;
 	}
 
 	@Override
 	public void prune(WindowSettings settings, long now) {
 		long period = settings.periodNanos();
-		if (now - this.start >= period) {
-			long newStart = windowStart(period, now);
-			this.previous = previousAt(period, newStart);
-			this.current = 0;
-			this.start = newStart;
+		this.prunedAt = Math.max(this.prunedAt, now);
+		this.counts.prune(period, now);
+		Counts base = this.base;
+		if (base == null) {
+			return;
 		}
+		int reached = 0;
+		while (reached < this.journalLength && this.journal[reached + 1] <= now) {
+			base.add(period, this.journal[reached + 1], this.journal[reached + 2]);
+			reached += ENTRY;
+		}
+		dropJournal(0, reached);
 	}
 
 	@Override
 	public long availableAt(WindowSettings settings, long notBefore, long cost) {
 		long period = settings.periodNanos();
-		long from = Math.max(Math.max(notBefore, this.last), this.start);
-		long windowStart = windowStart(period, from);
-		long previous = previousAt(period, windowStart);
-		long current = currentAt(windowStart);
+		Counts counts = this.counts;
+		long from = Math.max(Math.max(notBefore, counts.last), counts.start);
+		long windowStart = counts.windowStart(period, from);
+		long previous = counts.previousAt(period, windowStart);
+		long current = counts.currentAt(windowStart);
 		if (estimate(period, windowStart, previous, current, from) + cost <= settings.limit()) {
 			return from;
 		}
@@ -97,63 +90,162 @@ final class WindowCounter implements SlidingWindow {
 		return Math.max(nextStart, at);
 	}
 
+	private static double estimate(long period, long windowStart, long previous, long current, long at) {
+		double previousWeight = (double) (period - (at - windowStart)) / period;
+		return previous * previousWeight + current;
+	}
+
 	@Override
 	public void add(WindowSettings settings, long at, long cost, long sequence) {
-		this.startBefore = this.start;
-		this.previousBefore = this.previous;
-		this.currentBefore = this.current;
-		this.lastBefore = this.last;
-		this.lastSequence = sequence;
-		prune(settings, at);
-		this.current += cost;
-		this.last = Math.max(this.last, at);
+		if (this.base == null) {
+			if (at <= this.prunedAt) {
+				this.counts.add(settings.periodNanos(), at, cost);
+				return;
+			}
+			this.base = this.counts.copy();
+		}
+		if (this.journalLength == this.journal.length) {
+			this.journal = Arrays.copyOf(this.journal, Math.max(ENTRY * 2, this.journal.length * 2));
+		}
+		this.journal[this.journalLength] = sequence;
+		this.journal[this.journalLength + 1] = at;
+		this.journal[this.journalLength + 2] = cost;
+		this.journalLength += ENTRY;
+		this.counts.add(settings.periodNanos(), at, cost);
 	}
 
 	@Override
 	public void remove(WindowSettings settings, long sequence, long cost, long addedAt) {
-		if (sequence == this.lastSequence) {
-			// Nobody was admitted since: restore the state before the call, so later callers
-			// neither queue behind its time nor find the windows moved ahead by it.
-			this.start = this.startBefore;
-			this.previous = this.previousBefore;
-			this.current = this.currentBefore;
-			this.last = this.lastBefore;
-			this.lastSequence = -1;
+		long period = settings.periodNanos();
+		Counts base = this.base;
+		for (int i = 0; base != null && i < this.journalLength; i += ENTRY) {
+			if (this.journal[i] == sequence) {
+				dropJournal(i, i + ENTRY);
+				replay(period, base);
+				return;
+			}
+		}
+		this.counts.remove(period, cost, addedAt);
+		if (base != null) {
+			// Made before the journal's first call, so counted in the counts before it too.
+			base.remove(period, cost, addedAt);
+		}
+	}
+
+	/** The counts as the calls of the journal left them, starting from those before it. */
+	private void replay(long period, Counts base) {
+		this.counts.set(base);
+		for (int i = 0; i < this.journalLength; i += ENTRY) {
+			this.counts.add(period, this.journal[i + 1], this.journal[i + 2]);
+		}
+		this.counts.prune(period, this.prunedAt);
+	}
+
+	/** Drops the journal's longs from {@code from} to {@code to}; forgets {@link #base} once it is empty. */
+	private void dropJournal(int from, int to) {
+		if (from == to) {
 			return;
 		}
-		long period = settings.periodNanos();
-		if (addedAt >= this.start && addedAt - this.start < period) {
-			this.current = Math.max(0, this.current - cost);
-		}
-		else if (addedAt < this.start && this.start - addedAt <= period) {
-			this.previous = Math.max(0, this.previous - cost);
-		}
-		// The state saved before the latest call counts this call too, unless it came later.
-		if (this.lastSequence >= 0 && sequence < this.lastSequence) {
-			if (addedAt >= this.startBefore && addedAt - this.startBefore < period) {
-				this.currentBefore = Math.max(0, this.currentBefore - cost);
-			}
-			else if (addedAt < this.startBefore && this.startBefore - addedAt <= period) {
-				this.previousBefore = Math.max(0, this.previousBefore - cost);
-			}
+		System.arraycopy(this.journal, to, this.journal, from, this.journalLength - to);
+		this.journalLength -= to - from;
+		if (this.journalLength == 0) {
+			this.base = null;
 		}
 	}
 
 	@Override
 	public long remaining(WindowSettings settings, long at) {
 		long period = settings.periodNanos();
-		long windowStart = windowStart(period, Math.max(at, this.start));
-		double used = estimate(period, windowStart, previousAt(period, windowStart), currentAt(windowStart),
-				Math.max(at, windowStart));
+		Counts counts = this.counts;
+		long windowStart = counts.windowStart(period, Math.max(at, counts.start));
+		double used = estimate(period, windowStart, counts.previousAt(period, windowStart),
+				counts.currentAt(windowStart), Math.max(at, windowStart));
 		return Math.max(0, settings.limit() - (long) Math.ceil(used));
 	}
 
 	@Override
 	public long nanosUntilMore(WindowSettings settings, long at) {
 		long period = settings.periodNanos();
-		long windowStart = windowStart(period, Math.max(at, this.start));
-		return (previousAt(period, windowStart) + currentAt(windowStart) == 0) ? 0
+		Counts counts = this.counts;
+		long windowStart = counts.windowStart(period, Math.max(at, counts.start));
+		return (counts.previousAt(period, windowStart) + counts.currentAt(windowStart) == 0) ? 0
 				: Math.max(0, period - (at - windowStart));
+	}
+
+	/**
+	 * The cost admitted in two fixed windows, and the latest admission.
+	 */
+	private static final class Counts {
+
+		/** The start of the current fixed window. */
+		long start;
+
+		long previous;
+
+		long current;
+
+		/** The latest admission: nobody is admitted before it (first come, first served). */
+		long last = Long.MIN_VALUE;
+
+		Counts(long start) {
+			this.start = start;
+		}
+
+		Counts copy() {
+			Counts copy = new Counts(this.start);
+			copy.set(this);
+			return copy;
+		}
+
+		void set(Counts other) {
+			this.start = other.start;
+			this.previous = other.previous;
+			this.current = other.current;
+			this.last = other.last;
+		}
+
+		/** The start of the fixed window holding {@code at}, for {@code at} not before {@link #start}. */
+		long windowStart(long period, long at) {
+			return this.start + ((at - this.start) / period) * period;
+		}
+
+		/** The previous window's count as seen from the fixed window starting at {@code windowStart}. */
+		long previousAt(long period, long windowStart) {
+			if (windowStart == this.start) {
+				return this.previous;
+			}
+			return (windowStart - this.start == period) ? this.current : 0;
+		}
+
+		long currentAt(long windowStart) {
+			return (windowStart == this.start) ? this.current : 0;
+		}
+
+		void prune(long period, long now) {
+			if (now - this.start >= period) {
+				long newStart = windowStart(period, now);
+				this.previous = previousAt(period, newStart);
+				this.current = 0;
+				this.start = newStart;
+			}
+		}
+
+		void add(long period, long at, long cost) {
+			prune(period, at);
+			this.current += cost;
+			this.last = Math.max(this.last, at);
+		}
+
+		/** Takes a call's cost off the fixed window that holds it, if it still counts. */
+		void remove(long period, long cost, long addedAt) {
+			if (addedAt >= this.start && addedAt - this.start < period) {
+				this.current = Math.max(0, this.current - cost);
+			}
+			else if (addedAt < this.start && this.start - addedAt <= period) {
+				this.previous = Math.max(0, this.previous - cost);
+			}
+		}
+
 	}
 
 }

@@ -192,14 +192,31 @@ final class WindowLog implements SlidingWindow {
 			this.times[index] = this.times[index - 1];
 		}
 		if (addedAt == this.lastAdmitted) {
-			this.lastAdmitted = Long.MIN_VALUE;
-			for (int i = this.tail - 1; i >= this.head; i--) {
-				if (this.totals[i] != totalBefore(i)) {
-					this.lastAdmitted = this.times[i];
-					break;
-				}
-			}
+			afterLatestGivenBack();
 		}
+	}
+
+	/**
+	 * After the latest call still counted was given back: the one before it becomes the latest,
+	 * and the entries given back after that one take its time. A call admitted next may come
+	 * before their old times (nobody holds them any more), and the times must stay in order for
+	 * the window to find what leaves it. With no call left counted, the log is emptied.
+	 */
+	private void afterLatestGivenBack() {
+		int latest = this.tail - 1;
+		while (latest >= this.head && this.totals[latest] == totalBefore(latest)) {
+			latest--;
+		}
+		if (latest < this.head) {
+			// Only entries given back: nothing counts, and the next call starts the log again.
+			this.head = 0;
+			this.tail = 0;
+			this.base = 0;
+			this.lastAdmitted = Long.MIN_VALUE;
+			return;
+		}
+		this.lastAdmitted = this.times[latest];
+		Arrays.fill(this.times, latest + 1, this.tail, this.lastAdmitted);
 	}
 
 	@Override

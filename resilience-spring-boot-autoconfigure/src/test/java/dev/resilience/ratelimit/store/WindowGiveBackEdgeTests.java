@@ -84,6 +84,47 @@ class WindowGiveBackEdgeTests {
 	}
 
 	@Test
+	void logGivenBackLatestFirstKeepsItsTimesInOrderForTheCallsAfter() {
+		WindowSettings twoPer50 = new WindowSettings(2, Duration.ofNanos(50));
+		WindowLog log = new WindowLog();
+		log.add(twoPer50, 0, 1, 1);
+		// reservations ahead of now (0), given back latest first
+		log.add(twoPer50, 50, 2, 2);
+		log.add(twoPer50, 100, 2, 3);
+		log.remove(twoPer50, 3, 2, 100);
+		log.remove(twoPer50, 2, 2, 50);
+		log.add(twoPer50, 10, 1, 4);
+		assertThat(log.remaining(twoPer50, 10)).isZero();
+
+		// at 60 both calls (at 0 and 10) have left: the whole quota is back, and nothing to wait for
+		log.prune(twoPer50, 60);
+		assertThat(log.remaining(twoPer50, 60)).isEqualTo(2);
+		assertThat(log.nanosUntilMore(twoPer50, 60)).isZero();
+		assertThat(log).hasToString("WindowLog[]");
+	}
+
+	@Test
+	void logWithEveryCallGivenBackStartsAgainAtTheNextCall() {
+		WindowLog log = new WindowLog();
+		log.add(WINDOW, 0, 1, 1);
+		log.add(WINDOW, 50, 1, 2);
+		log.add(WINDOW, 100, 1, 3);
+		log.remove(WINDOW, 2, 1, 50);
+		log.remove(WINDOW, 3, 1, 100);
+		log.remove(WINDOW, 1, 1, 0);
+		assertThat(log).hasToString("WindowLog[]");
+		assertThat(log.availableAt(WINDOW, 20, 10)).isEqualTo(20);
+
+		log.add(WINDOW, 20, 4, 4);
+		log.add(WINDOW, 30, 1, 5);
+		assertThat(log.remaining(WINDOW, 30)).isEqualTo(5);
+		// the calls given back before are gone for good; the new ones are found by their numbers
+		log.remove(WINDOW, 2, 1, 50);
+		log.remove(WINDOW, 4, 4, 20);
+		assertThat(log.remaining(WINDOW, 30)).isEqualTo(9);
+	}
+
+	@Test
 	void logCountsAlikeWhereverItsTimesLie() {
 		for (long origin : new long[] { 0, -1_000_000_000_000L, 1_000_000_000_000L, Long.MIN_VALUE / 2 }) {
 			WindowLog log = new WindowLog();
