@@ -8,11 +8,14 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -593,6 +596,71 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/** Whether a checkout now would have to make a connection: none is idle, and there is room. */
+	private boolean mustMake() {
+		return this.pool.getNumIdle() == 0
+				&& this.pool.getNumActive() + this.creating.get() < this.settings.maxSize();
+	}
+
+	/**
+	 * A connection borrowed on a worker thread for a blocking checkout, which waits for it no
+	 * longer than its deadline; one that comes after the caller stopped waiting goes back.
+	 */
+	private final class Making implements Runnable {
+
+		private final CompletableFuture<@Nullable Handle<T>> made = new CompletableFuture<>();
+
+		@Override
+		public void run() {
+			try {
+				Handle<T> handle = borrowNow();
+				if (!this.made.complete(handle) && handle != null) {
+					giveBack(handle);
+				}
+			}
+			catch (Exception | Error ex) {
+				// Closing interrupts the workers (it shuts them down first)
+				boolean closing = ex instanceof InterruptedException && DeadlinePool.this.workers.isShutdown();
+				this.made.completeExceptionally(closing ? closed() : ex);
+			}
+		}
+
+		/** Fails the checkout waiting for this, as the pool closes before it ran. */
+		void closing() {
+			this.made.completeExceptionally(closed());
+		}
+
+		/**
+		 * Waits for the connection.
+		 * @return the connection, or {@code null} when none came within {@code nanos} or the pool
+		 * had no room after all
+		 */
+		@Nullable Handle<T> await(long nanos) {
+			try {
+				return this.made.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				// One that comes now still goes to the caller, who gives it back at the deadline.
+				return this.made.complete(null) ? null : this.made.getNow(null);
+			}
+			catch (InterruptedException ex) {
+				if (!this.made.complete(null)) {
+					Handle<T> handle = this.made.getNow(null);
+					if (handle != null) {
+						giveBack(handle);
+					}
+				}
+				Thread.currentThread().interrupt();
+				throw interrupted();
+			}
+			catch (ExecutionException ex) {
+				// The factory could not make a connection: the caller sees its exception.
+				throw sneakyThrow(ex.getCause());
+			}
+		}
+
+	}
+
 	/** Gives a connection back to the pool, for whoever waits. */
 	void giveBack(Handle<T> handle) {
 		if (this.shrunk && overSize()) {
@@ -752,9 +820,31 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/**
+	 * Borrows a connection within {@code nanos}, or returns {@code null}. One that must be made
+	 * is made on a worker thread: a factory that takes long, or hangs, then holds the caller no
+	 * longer than its deadline (Commons Pool would make it on the caller's thread, for as long as
+	 * it takes). Not on the one borrowing thread of the asynchronous checkouts, which would make
+	 * the connections of a cold pool one after another.
+	 */
 	private @Nullable Handle<T> borrow(long nanos) {
+		long until = System.nanoTime() + nanos;
+		while (mustMake()) {
+			Making making = new Making();
+			try {
+				this.workers.execute(making);
+			}
+			catch (RejectedExecutionException ex) {
+				throw closed(); // only closing shuts the workers down
+			}
+			Handle<T> made = making.await(until - System.nanoTime());
+			if (made != null || until - System.nanoTime() <= 0) {
+				return made;
+			}
+			// No room after all: another caller took it meanwhile
+		}
 		try {
-			return this.pool.borrowObject(Duration.ofNanos(nanos));
+			return this.pool.borrowObject(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
 		}
 		catch (NoSuchElementException ex) {
 			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
@@ -762,8 +852,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 		catch (InterruptedException ex) {
 			if (this.pool.isClosed()) {
-				// Closing the pool interrupts the threads waiting in it (Commons Pool): the caller
-				// was not interrupted, so its thread is left as it was, and told the pool closed.
+				// Closing the pool interrupts the threads waiting in it (Commons Pool), which cannot
+				// be told from an interrupt of the caller's own at that moment: taken as closing, so
+				// the thread is left uninterrupted and told the pool closed.
 				throw closed();
 			}
 			Thread.currentThread().interrupt();
@@ -897,7 +988,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	@Override
 	public void close() {
-		this.workers.shutdownNow();
+		for (Runnable waiting : this.workers.shutdownNow()) {
+			if (waiting instanceof DeadlinePool<?>.Making making) {
+				making.closing();
+			}
+		}
 		this.replacer.shutdown();
 		this.returner.shutdown();
 		this.borrower.shutdownNow();

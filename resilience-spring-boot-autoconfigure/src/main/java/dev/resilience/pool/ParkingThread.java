@@ -20,7 +20,7 @@ final class ParkingThread extends AbstractExecutorService {
 
 	private static final System.Logger logger = System.getLogger(ParkingThread.class.getName());
 
-	private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+	private final Queue<Runnable> tasks;
 
 	private final AtomicBoolean started = new AtomicBoolean();
 
@@ -29,6 +29,12 @@ final class ParkingThread extends AbstractExecutorService {
 	private volatile boolean shutdown;
 
 	ParkingThread(String name) {
+		this(name, new ConcurrentLinkedQueue<>());
+	}
+
+	/** With the queue given, which must be lock-free and thread safe. */
+	ParkingThread(String name, Queue<Runnable> tasks) {
+		this.tasks = tasks;
 		this.thread = new Thread(this::run, name);
 		this.thread.setDaemon(true);
 	}
@@ -66,7 +72,10 @@ final class ParkingThread extends AbstractExecutorService {
 				}
 			}
 			else if (this.shutdown) {
-				return;
+				// A task given between the poll above and the shutdown was accepted: run it first.
+				if (this.tasks.isEmpty()) {
+					return;
+				}
 			}
 			else {
 				// An offer after the poll above unparks, so the permit makes this return at once.

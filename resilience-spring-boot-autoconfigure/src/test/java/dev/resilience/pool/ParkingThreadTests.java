@@ -1,6 +1,7 @@
 package dev.resilience.pool;
 
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -169,6 +170,48 @@ class ParkingThreadTests {
 			assertThat(racing.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
 			assertThat(ran.get()).as("tasks run of those accepted, trial %d", trial).isEqualTo(accepted.get());
 		}
+	}
+
+	/**
+	 * A task given while the thread, having found the queue empty, has not yet looked at whether
+	 * it is shut down, and a shutdown right after: the task was accepted, so it runs.
+	 */
+	@Test
+	void aTaskGivenJustBeforeTheShutdownRunsThoughTheThreadFoundTheQueueEmpty() throws Exception {
+		CountDownLatch polledEmpty = new CountDownLatch(1);
+		CountDownLatch goOn = new CountDownLatch(1);
+		AtomicBoolean held = new AtomicBoolean();
+		ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>() {
+
+			@Override
+			public Runnable poll() {
+				Runnable task = super.poll();
+				// the thread's first empty poll after its first task: held there once
+				if (task == null && Thread.currentThread().getName().equals("held") && !held.getAndSet(true)) {
+					polledEmpty.countDown();
+					try {
+						goOn.await();
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+				return task;
+			}
+
+		};
+		ParkingThread holding = new ParkingThread("held", queue);
+		holding.execute(() -> {
+		});
+		assertThat(polledEmpty.await(10, TimeUnit.SECONDS)).isTrue();
+		AtomicBoolean ran = new AtomicBoolean();
+
+		holding.execute(() -> ran.set(true));
+		holding.shutdown();
+		goOn.countDown();
+
+		assertThat(holding.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(ran).isTrue();
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.resilience.ratelimit.store;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -22,12 +23,17 @@ import dev.resilience.ratelimit.WindowSettings;
  * back replays the others on the counts before them, exactly as if it had never been made, in
  * whatever order calls are given back. A journal entry leaves once its time is reached; a call
  * admitted by then is given back by its counts alone, which is exact, as it moved no window past
- * the time of a decision. The journal holds at most the calls still waiting for their slot.
+ * the time of a decision. The journal keeps the latest {@value #JOURNAL_CALLS} calls waiting for
+ * their slot, so that memory stays constant per key: an older one leaves it early, and is given
+ * back by its counts alone, which leaves the windows where later calls moved them.
  */
 final class WindowCounter implements SlidingWindow {
 
 	/** Longs per journal entry: sequence number, time, cost. */
 	private static final int ENTRY = 3;
+
+	/** The most calls the journal keeps. */
+	static final int JOURNAL_CALLS = 8;
 
 	private static final long[] NONE = new long[0];
 
@@ -104,8 +110,14 @@ final class WindowCounter implements SlidingWindow {
 			}
 			this.base = this.counts.copy();
 		}
-		if (this.journalLength == this.journal.length) {
-			this.journal = Arrays.copyOf(this.journal, Math.max(ENTRY * 2, this.journal.length * 2));
+		if (this.journalLength == JOURNAL_CALLS * ENTRY) {
+			// Full: the oldest call leaves it early (see the class comment)
+			Objects.requireNonNull(this.base).add(settings.periodNanos(), this.journal[1], this.journal[2]);
+			dropJournal(0, ENTRY);
+		}
+		else if (this.journalLength == this.journal.length) {
+			this.journal = Arrays.copyOf(this.journal, Math.min(JOURNAL_CALLS * ENTRY,
+					Math.max(ENTRY * 2, this.journal.length * 2)));
 		}
 		this.journal[this.journalLength] = sequence;
 		this.journal[this.journalLength + 1] = at;
@@ -150,6 +162,7 @@ final class WindowCounter implements SlidingWindow {
 		this.journalLength -= to - from;
 		if (this.journalLength == 0) {
 			this.base = null;
+			this.journal = NONE;
 		}
 	}
 

@@ -49,6 +49,43 @@ class WindowGiveBackEdgeTests {
 		assertThat(counter.nanosUntilMore(WINDOW, 150)).isEqualTo(50);
 	}
 
+	/**
+	 * A counter journals the latest reservations ahead, up to a constant: more of them, and the
+	 * oldest leaves the journal; the ones it keeps are still given back exactly, as if never made.
+	 */
+	@Test
+	void counterGivesBackTheReservationsItJournalsExactlyBeyondTheJournalsSize() {
+		int reservations = WindowCounter.JOURNAL_CALLS + 1;
+		WindowCounter counter = new WindowCounter(0);
+		counter.prune(WINDOW, 0);
+		counter.add(WINDOW, 0, 10, 1);
+		long[] slots = new long[reservations];
+		for (int i = 0; i < reservations; i++) {
+			slots[i] = counter.availableAt(WINDOW, 0, 10);
+			counter.add(WINDOW, slots[i], 10, 2 + i);
+		}
+		assertThat(slots[reservations - 1]).isGreaterThan(slots[0]);
+		for (int i = reservations - 1; i >= 1; i--) {
+			counter.remove(WINDOW, 2 + i, 10, slots[i]);
+		}
+
+		// as if only the call at 0 and the first reservation had been made
+		WindowCounter expected = new WindowCounter(0);
+		expected.prune(WINDOW, 0);
+		expected.add(WINDOW, 0, 10, 1);
+		expected.add(WINDOW, slots[0], 10, 2);
+		for (long cost = 1; cost <= 10; cost++) {
+			assertThat(counter.availableAt(WINDOW, 0, cost)).as("cost %d", cost)
+				.isEqualTo(expected.availableAt(WINDOW, 0, cost));
+		}
+		for (long at : new long[] { slots[0], slots[0] + 50, slots[0] + 150 }) {
+			counter.prune(WINDOW, at);
+			expected.prune(WINDOW, at);
+			assertThat(counter.remaining(WINDOW, at)).as("at %d", at).isEqualTo(expected.remaining(WINDOW, at));
+			assertThat(counter.nanosUntilMore(WINDOW, at)).isEqualTo(expected.nanosUntilMore(WINDOW, at));
+		}
+	}
+
 	@Test
 	void logPrunedInTwoStepsStillFindsTheEntriesLeftBySequence() {
 		WindowLog log = new WindowLog();
