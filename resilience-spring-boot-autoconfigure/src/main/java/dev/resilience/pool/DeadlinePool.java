@@ -829,7 +829,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 */
 	private @Nullable Handle<T> borrow(long nanos) {
 		long until = System.nanoTime() + nanos;
-		while (mustMake()) {
+		if (mustMake()) {
 			Making making = new Making();
 			try {
 				this.workers.execute(making);
@@ -841,7 +841,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (made != null || until - System.nanoTime() <= 0) {
 				return made;
 			}
-			// No room after all: another caller took it meanwhile
+			// No room after all (another caller took it meanwhile): wait for one given back, once,
+			// as asking again could go round for as long as the counts disagree with Commons Pool's
 		}
 		try {
 			return this.pool.borrowObject(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
