@@ -4,11 +4,14 @@ import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -156,6 +159,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Connections being made by the factory now. */
 	private final AtomicInteger creating = new AtomicInteger();
+
+	/** Set while a blocking caller borrows from Commons Pool on its own thread. */
+	private final ThreadLocal<Boolean> callerBorrowing = new ThreadLocal<>();
+
+	/** The blocking checkouts' borrowings on workers, failed when the pool closes. */
+	private final Set<Making> makings = ConcurrentHashMap.newKeySet();
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
@@ -596,71 +605,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	/** Whether a checkout now would have to make a connection: none is idle, and there is room. */
-	private boolean mustMake() {
-		return this.pool.getNumIdle() == 0
-				&& this.pool.getNumActive() + this.creating.get() < this.settings.maxSize();
-	}
-
-	/**
-	 * A connection borrowed on a worker thread for a blocking checkout, which waits for it no
-	 * longer than its deadline; one that comes after the caller stopped waiting goes back.
-	 */
-	private final class Making implements Runnable {
-
-		private final CompletableFuture<@Nullable Handle<T>> made = new CompletableFuture<>();
-
-		@Override
-		public void run() {
-			try {
-				Handle<T> handle = borrowNow();
-				if (!this.made.complete(handle) && handle != null) {
-					giveBack(handle);
-				}
-			}
-			catch (Exception | Error ex) {
-				// Closing interrupts the workers (it shuts them down first)
-				boolean closing = ex instanceof InterruptedException && DeadlinePool.this.workers.isShutdown();
-				this.made.completeExceptionally(closing ? closed() : ex);
-			}
-		}
-
-		/** Fails the checkout waiting for this, as the pool closes before it ran. */
-		void closing() {
-			this.made.completeExceptionally(closed());
-		}
-
-		/**
-		 * Waits for the connection.
-		 * @return the connection, or {@code null} when none came within {@code nanos} or the pool
-		 * had no room after all
-		 */
-		@Nullable Handle<T> await(long nanos) {
-			try {
-				return this.made.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
-			}
-			catch (TimeoutException ex) {
-				// One that comes now still goes to the caller, who gives it back at the deadline.
-				return this.made.complete(null) ? null : this.made.getNow(null);
-			}
-			catch (InterruptedException ex) {
-				if (!this.made.complete(null)) {
-					Handle<T> handle = this.made.getNow(null);
-					if (handle != null) {
-						giveBack(handle);
-					}
-				}
-				Thread.currentThread().interrupt();
-				throw interrupted();
-			}
-			catch (ExecutionException ex) {
-				// The factory could not make a connection: the caller sees its exception.
-				throw sneakyThrow(ex.getCause());
-			}
-		}
-
-	}
-
 	/** Gives a connection back to the pool, for whoever waits. */
 	void giveBack(Handle<T> handle) {
 		if (this.shrunk && overSize()) {
@@ -785,8 +729,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	/** A creation of a connection starts. */
+	/**
+	 * A creation of a connection starts; refused on the thread of a blocking caller, which then
+	 * borrows on a worker (see {@link #borrow}).
+	 */
 	private void creating() {
+		if (this.callerBorrowing.get() != null) {
+			throw new MakeOnAWorker();
+		}
 		this.creating.incrementAndGet();
 	}
 
@@ -815,56 +765,178 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				checkout(CheckoutOutcome.ACQUIRED, waited);
 				return handle;
 			}
-			invalidate(handle);
-			signal();
+			// On the replacing thread: Commons Pool makes the replacement as part of it.
+			invalidateLater(handle);
 		}
 	}
 
 	/**
-	 * Borrows a connection within {@code nanos}, or returns {@code null}. One that must be made
-	 * is made on a worker thread: a factory that takes long, or hangs, then holds the caller no
-	 * longer than its deadline (Commons Pool would make it on the caller's thread, for as long as
-	 * it takes). Not on the one borrowing thread of the asynchronous checkouts, which would make
-	 * the connections of a cold pool one after another.
+	 * Borrows a connection within {@code nanos}, or returns {@code null}. A connection that must
+	 * be made is made on a worker thread: a factory that takes long, or hangs, then holds the
+	 * caller no longer than its deadline. Commons Pool would make it on the caller's thread, for as
+	 * long as it takes, so the caller's own borrowing refuses to make one (see {@link #creating})
+	 * and hands the borrowing to a worker instead. Not to the one borrowing thread of the
+	 * asynchronous checkouts, which would make the connections of a cold pool one after another.
 	 */
 	private @Nullable Handle<T> borrow(long nanos) {
 		long until = System.nanoTime() + nanos;
-		if (mustMake()) {
-			Making making = new Making();
+		if (!mustMake()) {
+			// One idle to take, or none to make: wait for one given back, on this thread
+			this.callerBorrowing.set(Boolean.TRUE);
 			try {
-				this.workers.execute(making);
+				return this.pool.borrowObject(Duration.ofNanos(nanos));
 			}
-			catch (RejectedExecutionException ex) {
-				throw closed(); // only closing shuts the workers down
+			catch (NoSuchElementException ex) {
+				// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
+				return null;
 			}
-			Handle<T> made = making.await(until - System.nanoTime());
-			if (made != null || until - System.nanoTime() <= 0) {
-				return made;
+			catch (InterruptedException ex) {
+				throw interruptedWhileBorrowing();
 			}
-			// No room after all (another caller took it meanwhile): wait for one given back, once,
-			// as asking again could go round for as long as the counts disagree with Commons Pool's
+			catch (MakeOnAWorker ex) {
+				// Room came, or another caller took the idle one: borrow on a worker
+			}
+			catch (Exception ex) {
+				// The factory could not make a connection: the caller sees its exception.
+				throw sneakyThrow(ex);
+			}
+			finally {
+				this.callerBorrowing.remove();
+			}
 		}
+		Making making = new Making(until);
+		this.makings.add(making);
 		try {
-			return this.pool.borrowObject(Duration.ofNanos(Math.max(0, until - System.nanoTime())));
+			this.workers.execute(making);
 		}
-		catch (NoSuchElementException ex) {
-			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
-			return null;
+		catch (RejectedExecutionException ex) {
+			this.makings.remove(making);
+			throw closed(); // only closing shuts the workers down
 		}
-		catch (InterruptedException ex) {
-			if (this.pool.isClosed()) {
-				// Closing the pool interrupts the threads waiting in it (Commons Pool), which cannot
-				// be told from an interrupt of the caller's own at that moment: taken as closing, so
-				// the thread is left uninterrupted and told the pool closed.
-				throw closed();
+		return making.await(until - System.nanoTime());
+	}
+
+	/** Whether a checkout now would have to make a connection: none is idle, and there is room. */
+	private boolean mustMake() {
+		return this.pool.getNumIdle() == 0
+				&& this.pool.getNumActive() + this.creating.get() < this.settings.maxSize();
+	}
+
+	private RuntimeException interruptedWhileBorrowing() {
+		if (this.pool.isClosed()) {
+			// Closing the pool interrupts the threads waiting in it (Commons Pool), which cannot be
+			// told from an interrupt of the caller's own at that moment: taken as closing, so the
+			// thread is left uninterrupted and told the pool closed.
+			return closed();
+		}
+		Thread.currentThread().interrupt();
+		return interrupted();
+	}
+
+	/** Thrown instead of making a connection on a caller's thread, to borrow on a worker. */
+	private static final class MakeOnAWorker extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		MakeOnAWorker() {
+			super("a connection is made on a worker thread", null, false, false);
+		}
+
+	}
+
+	/**
+	 * A blocking checkout's borrowing on a worker thread, waiting there within the caller's
+	 * deadline for a connection made or given back; the caller waits for it no longer either, and
+	 * a connection that comes after the caller stopped waiting goes back.
+	 */
+	private final class Making implements Runnable {
+
+		private final CompletableFuture<@Nullable Handle<T>> made = new CompletableFuture<>();
+
+		/** The caller's deadline, on {@link System#nanoTime()}. */
+		private final long until;
+
+		Making(long until) {
+			this.until = until;
+		}
+
+		@Override
+		public void run() {
+			try {
+				if (this.made.isDone()) {
+					return; // the caller stopped waiting before this got a thread
+				}
+				Handle<T> handle = borrowWithin(this.until - System.nanoTime());
+				if (!this.made.complete(handle) && handle != null) {
+					giveBack(handle);
+				}
 			}
-			Thread.currentThread().interrupt();
-			throw interrupted();
+			catch (Exception | Error ex) {
+				// Closing interrupts the workers (it shuts them down first)
+				boolean closing = ex instanceof InterruptedException && DeadlinePool.this.workers.isShutdown();
+				this.made.completeExceptionally(closing ? closed() : ex);
+			}
+			finally {
+				DeadlinePool.this.makings.remove(this);
+			}
 		}
-		catch (Exception ex) {
-			// The factory could not make a connection: the caller sees its exception.
-			throw sneakyThrow(ex);
+
+		private @Nullable Handle<T> borrowWithin(long nanos) throws Exception {
+			if (nanos <= 0) {
+				return null;
+			}
+			try {
+				// A positive wait: with none, Commons Pool spins while another creation fills it.
+				return DeadlinePool.this.pool.borrowObject(Duration.ofNanos(nanos));
+			}
+			catch (NoSuchElementException ex) {
+				return null;
+			}
 		}
+
+		/** Fails the checkout waiting for this, as the pool closes. */
+		void closing() {
+			this.made.completeExceptionally(closed());
+		}
+
+		/**
+		 * Waits for the connection.
+		 * @return the connection, or {@code null} when none came within {@code nanos}
+		 */
+		@Nullable Handle<T> await(long nanos) {
+			try {
+				return this.made.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
+			}
+			catch (TimeoutException ex) {
+				// What comes now still goes to the caller, who gives a connection back at the deadline.
+				return this.made.complete(null) ? null : outcome();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				if (!this.made.complete(null) && !this.made.isCompletedExceptionally()) {
+					Handle<T> handle = this.made.join();
+					if (handle != null) {
+						giveBack(handle);
+					}
+				}
+				throw interrupted();
+			}
+			catch (ExecutionException ex) {
+				// The factory could not make a connection: the caller sees its exception.
+				throw sneakyThrow(ex.getCause());
+			}
+		}
+
+		/** The outcome, already there. */
+		private @Nullable Handle<T> outcome() {
+			try {
+				return this.made.join();
+			}
+			catch (CompletionException ex) {
+				throw sneakyThrow(ex.getCause());
+			}
+		}
+
 	}
 
 	private boolean isValid(Handle<T> handle) {
@@ -932,15 +1004,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	private void invalidate(Handle<T> handle) {
-		try {
-			this.pool.invalidateObject(handle);
-		}
-		catch (Exception ex) {
-			throw sneakyThrow(ex);
-		}
-	}
-
 	private void invalidateQuietly(Handle<T> handle) {
 		try {
 			this.pool.invalidateObject(handle);
@@ -989,10 +1052,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	@Override
 	public void close() {
-		for (Runnable waiting : this.workers.shutdownNow()) {
-			if (waiting instanceof DeadlinePool<?>.Making making) {
-				making.closing();
-			}
+		this.workers.shutdownNow();
+		for (Making making : this.makings) {
+			making.closing();
 		}
 		this.replacer.shutdown();
 		this.returner.shutdown();
