@@ -780,29 +780,27 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 */
 	private @Nullable Handle<T> borrow(long nanos) {
 		long until = System.nanoTime() + nanos;
-		if (!mustMake()) {
-			// One idle to take, or none to make: wait for one given back, on this thread
-			this.callerBorrowing.set(Boolean.TRUE);
-			try {
-				return this.pool.borrowObject(Duration.ofNanos(nanos));
-			}
-			catch (NoSuchElementException ex) {
-				// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
-				return null;
-			}
-			catch (InterruptedException ex) {
-				throw interruptedWhileBorrowing();
-			}
-			catch (MakeOnAWorker ex) {
-				// Room came, or another caller took the idle one: borrow on a worker
-			}
-			catch (Exception ex) {
-				// The factory could not make a connection: the caller sees its exception.
-				throw sneakyThrow(ex);
-			}
-			finally {
-				this.callerBorrowing.remove();
-			}
+		// An idle one is taken, or one given back waited for, on this thread; one to make is not
+		this.callerBorrowing.set(Boolean.TRUE);
+		try {
+			return this.pool.borrowObject(Duration.ofNanos(nanos));
+		}
+		catch (NoSuchElementException ex) {
+			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
+			return null;
+		}
+		catch (InterruptedException ex) {
+			throw interruptedWhileBorrowing();
+		}
+		catch (MakeOnAWorker ex) {
+			// None idle and room to make one, now or once room came: borrow on a worker
+		}
+		catch (Exception ex) {
+			// The factory could not make a connection: the caller sees its exception.
+			throw sneakyThrow(ex);
+		}
+		finally {
+			this.callerBorrowing.remove();
 		}
 		Making making = new Making(until);
 		this.makings.add(making);
@@ -814,12 +812,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			throw closed(); // only closing shuts the workers down
 		}
 		return making.await(until - System.nanoTime());
-	}
-
-	/** Whether a checkout now would have to make a connection: none is idle, and there is room. */
-	private boolean mustMake() {
-		return this.pool.getNumIdle() == 0
-				&& this.pool.getNumActive() + this.creating.get() < this.settings.maxSize();
 	}
 
 	private RuntimeException interruptedWhileBorrowing() {
