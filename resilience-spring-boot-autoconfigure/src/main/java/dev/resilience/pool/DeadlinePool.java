@@ -4,21 +4,15 @@ import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -159,12 +153,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Connections being made by the factory now. */
 	private final AtomicInteger creating = new AtomicInteger();
-
-	/** Set while a blocking caller borrows from Commons Pool on its own thread. */
-	private final ThreadLocal<Boolean> callerBorrowing = new ThreadLocal<>();
-
-	/** The blocking checkouts' borrowings on workers, failed when the pool closes. */
-	private final Set<Making> makings = ConcurrentHashMap.newKeySet();
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
@@ -729,14 +717,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	/**
-	 * A creation of a connection starts; refused on the thread of a blocking caller, which then
-	 * borrows on a worker (see {@link #borrow}).
-	 */
+	/** A creation of a connection starts. */
 	private void creating() {
-		if (this.callerBorrowing.get() != null) {
-			throw new MakeOnAWorker();
-		}
 		this.creating.incrementAndGet();
 	}
 
@@ -765,23 +747,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				checkout(CheckoutOutcome.ACQUIRED, waited);
 				return handle;
 			}
-			// On the replacing thread: Commons Pool makes the replacement as part of it.
-			invalidateLater(handle);
+			invalidate(handle);
+			signal();
 		}
 	}
 
-	/**
-	 * Borrows a connection within {@code nanos}, or returns {@code null}. A connection that must
-	 * be made is made on a worker thread: a factory that takes long, or hangs, then holds the
-	 * caller no longer than its deadline. Commons Pool would make it on the caller's thread, for as
-	 * long as it takes, so the caller's own borrowing refuses to make one (see {@link #creating})
-	 * and hands the borrowing to a worker instead. Not to the one borrowing thread of the
-	 * asynchronous checkouts, which would make the connections of a cold pool one after another.
-	 */
 	private @Nullable Handle<T> borrow(long nanos) {
-		long until = System.nanoTime() + nanos;
-		// An idle one is taken, or one given back waited for, on this thread; one to make is not
-		this.callerBorrowing.set(Boolean.TRUE);
 		try {
 			return this.pool.borrowObject(Duration.ofNanos(nanos));
 		}
@@ -790,145 +761,19 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			return null;
 		}
 		catch (InterruptedException ex) {
-			throw interruptedWhileBorrowing();
-		}
-		catch (MakeOnAWorker ex) {
-			// None idle and room to make one, now or once room came: borrow on a worker
+			if (this.pool.isClosed()) {
+				// Closing the pool interrupts the threads waiting in it (Commons Pool), which cannot
+				// be told from an interrupt of the caller's own at that moment: taken as closing, so
+				// the thread is left uninterrupted and told the pool closed.
+				throw closed();
+			}
+			Thread.currentThread().interrupt();
+			throw interrupted();
 		}
 		catch (Exception ex) {
 			// The factory could not make a connection: the caller sees its exception.
 			throw sneakyThrow(ex);
 		}
-		finally {
-			this.callerBorrowing.remove();
-		}
-		Making making = new Making(until);
-		this.makings.add(making);
-		try {
-			this.workers.execute(making);
-		}
-		catch (RejectedExecutionException ex) {
-			this.makings.remove(making);
-			throw closed(); // only closing shuts the workers down
-		}
-		return making.await(until - System.nanoTime());
-	}
-
-	private RuntimeException interruptedWhileBorrowing() {
-		if (this.pool.isClosed()) {
-			// Closing the pool interrupts the threads waiting in it (Commons Pool), which cannot be
-			// told from an interrupt of the caller's own at that moment: taken as closing, so the
-			// thread is left uninterrupted and told the pool closed.
-			return closed();
-		}
-		Thread.currentThread().interrupt();
-		return interrupted();
-	}
-
-	/** Thrown instead of making a connection on a caller's thread, to borrow on a worker. */
-	private static final class MakeOnAWorker extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		MakeOnAWorker() {
-			super("a connection is made on a worker thread", null, false, false);
-		}
-
-	}
-
-	/**
-	 * A blocking checkout's borrowing on a worker thread, waiting there within the caller's
-	 * deadline for a connection made or given back; the caller waits for it no longer either, and
-	 * a connection that comes after the caller stopped waiting goes back.
-	 */
-	private final class Making implements Runnable {
-
-		private final CompletableFuture<@Nullable Handle<T>> made = new CompletableFuture<>();
-
-		/** The caller's deadline, on {@link System#nanoTime()}. */
-		private final long until;
-
-		Making(long until) {
-			this.until = until;
-		}
-
-		@Override
-		public void run() {
-			try {
-				if (this.made.isDone()) {
-					return; // the caller stopped waiting before this got a thread
-				}
-				Handle<T> handle = borrowWithin(this.until - System.nanoTime());
-				if (!this.made.complete(handle) && handle != null) {
-					giveBack(handle);
-				}
-			}
-			catch (Exception | Error ex) {
-				// Closing interrupts the workers (it shuts them down first)
-				boolean closing = ex instanceof InterruptedException && DeadlinePool.this.workers.isShutdown();
-				this.made.completeExceptionally(closing ? closed() : ex);
-			}
-			finally {
-				DeadlinePool.this.makings.remove(this);
-			}
-		}
-
-		private @Nullable Handle<T> borrowWithin(long nanos) throws Exception {
-			if (nanos <= 0) {
-				return null;
-			}
-			try {
-				// A positive wait: with none, Commons Pool spins while another creation fills it.
-				return DeadlinePool.this.pool.borrowObject(Duration.ofNanos(nanos));
-			}
-			catch (NoSuchElementException ex) {
-				return null;
-			}
-		}
-
-		/** Fails the checkout waiting for this, as the pool closes. */
-		void closing() {
-			this.made.completeExceptionally(closed());
-		}
-
-		/**
-		 * Waits for the connection.
-		 * @return the connection, or {@code null} when none came within {@code nanos}
-		 */
-		@Nullable Handle<T> await(long nanos) {
-			try {
-				return this.made.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
-			}
-			catch (TimeoutException ex) {
-				// What comes now still goes to the caller, who gives a connection back at the deadline.
-				return this.made.complete(null) ? null : outcome();
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				if (!this.made.complete(null) && !this.made.isCompletedExceptionally()) {
-					Handle<T> handle = this.made.join();
-					if (handle != null) {
-						giveBack(handle);
-					}
-				}
-				throw interrupted();
-			}
-			catch (ExecutionException ex) {
-				// The factory could not make a connection: the caller sees its exception.
-				throw sneakyThrow(ex.getCause());
-			}
-		}
-
-		/** The outcome, already there. */
-		private @Nullable Handle<T> outcome() {
-			try {
-				return this.made.join();
-			}
-			catch (CompletionException ex) {
-				throw sneakyThrow(ex.getCause());
-			}
-		}
-
 	}
 
 	private boolean isValid(Handle<T> handle) {
@@ -996,6 +841,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	private void invalidate(Handle<T> handle) {
+		try {
+			this.pool.invalidateObject(handle);
+		}
+		catch (Exception ex) {
+			throw sneakyThrow(ex);
+		}
+	}
+
 	private void invalidateQuietly(Handle<T> handle) {
 		try {
 			this.pool.invalidateObject(handle);
@@ -1045,9 +899,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public void close() {
 		this.workers.shutdownNow();
-		for (Making making : this.makings) {
-			making.closing();
-		}
 		this.replacer.shutdown();
 		this.returner.shutdown();
 		this.borrower.shutdownNow();

@@ -217,16 +217,14 @@ class ConnectionPoolTests {
 
 	@Test
 	void workQueuedForAThreadPastTheDeadlineNeverRunsAndItsConnectionGoesBackUnused() throws Exception {
-		// One worker thread, held by hung work of another pool sharing nothing but that thread; the
-		// pool's connection is made before (a connection to make would wait for the thread too).
+		// One worker thread, held by hung work of another pool sharing nothing but that thread.
 		ExecutorService oneThread = oneThread("q");
 		try {
-			DeadlinePool<Integer> pool = new DeadlinePool<>("q", this.factory,
-					ConnectionPoolSettings.builder().minIdle(1).build(), Ticker.system(), List.of(),
-					ContextSnapshotFactory.builder().build(), oneThread);
 			Hang hang = hang();
 			oneThread.execute(hang::hang);
 			assertThat(hang.entered.await(10, TimeUnit.SECONDS)).isTrue();
+			DeadlinePool<Integer> pool = new DeadlinePool<>("q", this.factory, ConnectionPoolSettings.builder().build(),
+					Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), oneThread);
 			AtomicBoolean ran = new AtomicBoolean();
 			assertThatExceptionOfType(OperationTimeoutException.class)
 				.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> ran.getAndSet(true)));
@@ -570,10 +568,8 @@ class ConnectionPoolTests {
 	void aPoolWhoseThreadsAreShutDownReturnsTheConnectionAndRefusesTheCall() {
 		ExecutorService shutDown = oneThread("s");
 		shutDown.shutdown();
-		// a connection made at startup, as one to make now would need a thread too
-		DeadlinePool<Integer> pool = track(new DeadlinePool<>("s", this.factory,
-				ConnectionPoolSettings.builder().minIdle(1).build(), Ticker.system(), List.of(),
-				ContextSnapshotFactory.builder().build(), shutDown));
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("s", this.factory, ConnectionPoolSettings.builder().build(),
+				Ticker.system(), List.of(), ContextSnapshotFactory.builder().build(), shutDown));
 		assertThatIllegalStateException().isThrownBy(() -> pool.withConnection(LONG, (connection) -> connection))
 			.withMessage("Pool 's' is closed");
 		assertThat(pool.getStats().idle()).isOne();
