@@ -1,8 +1,5 @@
 package dev.resilience.ratelimit.store;
 
-import java.util.Arrays;
-import java.util.Objects;
-
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.internal.Durations;
@@ -66,10 +63,17 @@ final class WindowCounter implements SlidingWindow {
 		}
 		int reached = 0;
 		while (reached < this.journalLength && this.journal[reached + 1] <= now) {
-			base.add(period, this.journal[reached + 1], this.journal[reached + 2]);
 			reached += ENTRY;
 		}
-		dropJournal(0, reached);
+		foldIntoBase(period, base, reached);
+	}
+
+	/** Moves the journal's first calls, {@code longs} of it, into the counts before it. */
+	private void foldIntoBase(long period, Counts base, int longs) {
+		for (int i = 0; i < longs; i += ENTRY) {
+			base.add(period, this.journal[i + 1], this.journal[i + 2]);
+		}
+		dropJournal(0, longs);
 	}
 
 	@Override
@@ -103,27 +107,26 @@ final class WindowCounter implements SlidingWindow {
 
 	@Override
 	public void add(WindowSettings settings, long at, long cost, long sequence) {
-		if (this.base == null) {
+		long period = settings.periodNanos();
+		Counts base = this.base;
+		if (base == null) {
 			if (at <= this.prunedAt) {
-				this.counts.add(settings.periodNanos(), at, cost);
+				this.counts.add(period, at, cost);
 				return;
 			}
-			this.base = this.counts.copy();
-		}
-		if (this.journalLength == JOURNAL_CALLS * ENTRY) {
-			// Full: the oldest call leaves it early (see the class comment)
-			Objects.requireNonNull(this.base).add(settings.periodNanos(), this.journal[1], this.journal[2]);
-			dropJournal(0, ENTRY);
+			base = this.counts.copy();
+			this.base = base;
+			this.journal = new long[JOURNAL_CALLS * ENTRY];
 		}
 		else if (this.journalLength == this.journal.length) {
-			this.journal = Arrays.copyOf(this.journal, Math.min(JOURNAL_CALLS * ENTRY,
-					Math.max(ENTRY * 2, this.journal.length * 2)));
+			// Full: the oldest call leaves it early (see the class comment)
+			foldIntoBase(period, base, ENTRY);
 		}
 		this.journal[this.journalLength] = sequence;
 		this.journal[this.journalLength + 1] = at;
 		this.journal[this.journalLength + 2] = cost;
 		this.journalLength += ENTRY;
-		this.counts.add(settings.periodNanos(), at, cost);
+		this.counts.add(period, at, cost);
 	}
 
 	@Override

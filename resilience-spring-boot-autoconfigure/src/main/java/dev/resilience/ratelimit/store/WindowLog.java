@@ -83,9 +83,7 @@ final class WindowLog implements SlidingWindow {
 		}
 		if (first == this.tail) {
 			this.headSequence += first - this.head;
-			this.head = 0;
-			this.tail = 0;
-			this.base = 0;
+			empty();
 			return;
 		}
 		this.base = this.totals[first - 1];
@@ -99,10 +97,15 @@ final class WindowLog implements SlidingWindow {
 		this.head++;
 		this.headSequence++;
 		if (this.head == this.tail) {
-			this.head = 0;
-			this.tail = 0;
-			this.base = 0;
+			empty();
 		}
+	}
+
+	/** No entry left: the next one goes at the start of the arrays, and sets the head's sequence number. */
+	private void empty() {
+		this.head = 0;
+		this.tail = 0;
+		this.base = 0;
 	}
 
 	@Override
@@ -209,9 +212,7 @@ final class WindowLog implements SlidingWindow {
 		}
 		if (latest < this.head) {
 			// Only entries given back: nothing counts, and the next call starts the log again.
-			this.head = 0;
-			this.tail = 0;
-			this.base = 0;
+			empty();
 			this.lastAdmitted = Long.MIN_VALUE;
 			return;
 		}

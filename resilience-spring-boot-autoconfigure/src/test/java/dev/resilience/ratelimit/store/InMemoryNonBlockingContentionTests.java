@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,40 +54,23 @@ class InMemoryNonBlockingContentionTests {
 		RateLimiter limiter = TestLimiters.onManualClock(new ManualTicker(), "hot", RateLimiterSettings.builder()
 			.tokenBucket(capacity, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
 			.build());
-		Scheduler nonBlocking = Schedulers.newParallel("hot-key", THREADS);
 		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
 		AtomicInteger admitted = new AtomicInteger();
 		AtomicInteger rejected = new AtomicInteger();
-		// the callers start together, so that they contend from their first call; they spin until
-		// then, as waiting on a latch would be a blocking call on a Reactor thread
-		AtomicBoolean started = new AtomicBoolean();
 		try {
-			List<CompletableFuture<Void>> callers = new ArrayList<>();
-			for (int t = 0; t < THREADS; t++) {
-				boolean async = (t % 2 == 0);
-				callers.add(Mono.<Void>fromRunnable(() -> {
-					while (!started.get()) {
-						// not started yet
-					}
-					for (int i = 0; i < CALLS_PER_THREAD; i++) {
-						if (async ? admitAsync(limiter, scheduler) : limiter.tryAcquire("k", 1).isPermitted()) {
-							admitted.incrementAndGet();
-						}
-						else {
-							rejected.incrementAndGet();
-						}
-					}
-				}).subscribeOn(nonBlocking).toFuture());
-			}
-			started.set(true);
-			for (CompletableFuture<Void> caller : callers) {
-				assertThat(caller).succeedsWithin(Duration.ofSeconds(60));
-			}
+			runTogetherOnReactorThreads("hot-key", (thread, call) -> {
+				boolean async = (thread % 2 == 0);
+				if (async ? admitAsync(limiter, scheduler) : limiter.tryAcquire("k", 1).isPermitted()) {
+					admitted.incrementAndGet();
+				}
+				else {
+					rejected.incrementAndGet();
+				}
+			});
 			assertThat(admitted).hasValue(capacity);
 			assertThat(rejected).hasValue(THREADS * CALLS_PER_THREAD - capacity);
 		}
 		finally {
-			nonBlocking.dispose();
 			scheduler.shutdownNow();
 		}
 	}
@@ -102,23 +86,39 @@ class InMemoryNonBlockingContentionTests {
 		int maxKeys = 64;
 		InMemoryRateLimitStore store = new InMemoryRateLimitStore("flood",
 				RateLimiterSettings.builder().window(1, Duration.ofHours(1)).maxKeys(maxKeys).build(), new ManualTicker());
-		Scheduler nonBlocking = Schedulers.newParallel("flood", THREADS);
 		AtomicInteger admitted = new AtomicInteger();
 		AtomicInteger mostHeld = new AtomicInteger();
+
+		runTogetherOnReactorThreads("flood", (thread, call) -> {
+			if (store.tryAcquire(thread + "-" + call, 1).isPermitted()) {
+				admitted.incrementAndGet();
+			}
+			mostHeld.accumulateAndGet(store.heldKeys(), Math::max);
+		});
+
+		assertThat(admitted).hasValue(THREADS * CALLS_PER_THREAD);
+		assertThat(mostHeld).hasValue(maxKeys);
+		assertThat(store.keyCount()).hasValue(maxKeys);
+	}
+
+	/**
+	 * Makes {@link #CALLS_PER_THREAD} calls on each of {@link #THREADS} Reactor threads, started
+	 * together so that they contend from their first call, and waits for them all.
+	 */
+	private static void runTogetherOnReactorThreads(String name, BiConsumer<Integer, Integer> call) {
+		Scheduler nonBlocking = Schedulers.newParallel(name, THREADS);
+		// the threads spin until started: waiting on a latch would be a blocking call on a Reactor thread
 		AtomicBoolean started = new AtomicBoolean();
 		try {
 			List<CompletableFuture<Void>> callers = new ArrayList<>();
 			for (int t = 0; t < THREADS; t++) {
-				String prefix = t + "-";
+				int thread = t;
 				callers.add(Mono.<Void>fromRunnable(() -> {
 					while (!started.get()) {
 						// not started yet
 					}
 					for (int i = 0; i < CALLS_PER_THREAD; i++) {
-						if (store.tryAcquire(prefix + i, 1).isPermitted()) {
-							admitted.incrementAndGet();
-						}
-						mostHeld.accumulateAndGet(store.heldKeys(), Math::max);
+						call.accept(thread, i);
 					}
 				}).subscribeOn(nonBlocking).toFuture());
 			}
@@ -126,9 +126,6 @@ class InMemoryNonBlockingContentionTests {
 			for (CompletableFuture<Void> caller : callers) {
 				assertThat(caller).succeedsWithin(Duration.ofSeconds(60));
 			}
-			assertThat(admitted).hasValue(THREADS * CALLS_PER_THREAD);
-			assertThat(mostHeld).hasValue(maxKeys);
-			assertThat(store.keyCount()).hasValue(maxKeys);
 		}
 		finally {
 			nonBlocking.dispose();
