@@ -3,12 +3,17 @@ package dev.resilience.pool;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.micrometer.context.ContextSnapshotFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+
+import dev.resilience.Ticker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -41,10 +46,11 @@ class DeadlinePoolLateWorkAndClosingTests {
 	@Test
 	void aConnectionGivenBackByWorkThatNeverGotAThreadIsNotDestroyedTwice() throws Exception {
 		CountingFactory factory = new CountingFactory();
-		// max-size 1: on Java 17, two worker threads.
-		ConnectionPool<Integer> pool = track(ConnectionPool.builder("dd", factory)
-			.settings(ConnectionPoolSettings.builder().maxSize(1).maxIdleTime(Duration.ofMillis(200)).build())
-			.build());
+		// two worker threads, as a pool of one has on Java 17
+		ThreadPoolExecutor workers = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("dd", factory,
+				ConnectionPoolSettings.builder().maxSize(1).maxIdleTime(Duration.ofMillis(200)).build(), Ticker.system(),
+				List.of(), ContextSnapshotFactory.builder().build(), workers));
 		// Two calls hang past their deadline and hold both worker threads.
 		Hang hang = hang(2);
 		for (int i = 0; i < 2; i++) {
@@ -64,8 +70,8 @@ class DeadlinePoolLateWorkAndClosingTests {
 		// The hung work ends: threads free, the queued call's task finally runs (and does nothing).
 		hang.release();
 		await().atMost(Duration.ofSeconds(20)).until(() -> pool.getStats().abandoned() == 0);
-		await().atMost(Duration.ofSeconds(20)).until(() -> factory.destroyed.get() >= 3);
-		Thread.sleep(500);
+		// the two hung calls and the queued one have run to their end
+		await().atMost(Duration.ofSeconds(20)).until(() -> workers.getCompletedTaskCount() == 3);
 		assertThat(ran).isFalse();
 		// Connections 1 and 2 (their work timed out) and 3 (evicted), each destroyed exactly once.
 		assertThat(factory.destroyed).as("destroy calls: %s", factory.destroyThreads).hasValue(3);
