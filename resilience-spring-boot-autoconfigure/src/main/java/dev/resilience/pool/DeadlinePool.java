@@ -47,7 +47,10 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * </ul>
  * Commons Pool makes a replacement as part of invalidating (so that a caller already waiting is
  * served), which calls the factory; a timed-out caller must not wait for that, so invalidations
- * at the deadline run on a thread of their own, made when needed.
+ * at the deadline run on a thread of their own, made when needed. Likewise a connection that a
+ * blocking checkout must make: Commons Pool calls the factory on the borrowing thread, so the
+ * factory runs on a {@link CreatingThreads creating thread} and the caller waits for it only until
+ * its deadline; a connection that failed validation is replaced on the replacing thread.
  * <p>
  * <b>Asynchronous calls</b> ({@link #checkoutAsync}, and {@link #withConnectionAsync} on it) wait
  * without a thread, in a queue of {@link DeadlineLease}s beside Commons Pool's own waiters. Every
@@ -56,13 +59,13 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * unless one runs, and a drain that runs is told to go round again, so no signal is lost (the
  * queued checkout signals after queueing, the one giving back after giving back: the later of the
  * two sees the other). A drain borrows while checkouts wait and connections come, each borrow
- * with no wait, and offers each connection to the first checkout still waiting; whichever of
+ * waiting a millisecond at most, and offers each connection to the first checkout still waiting; whichever of
  * that hand-off, the checkout's deadline or the caller cancelling is first decides, by the lease's
  * compare-and-set, and the loser gives the connection on to the next checkout or back. Blocking
  * and asynchronous callers share the connections: a connection given back wakes a blocked caller
  * and signals a drain, and the first to take it has it.
  * <p>
- * Why a thread to borrow, though it never waits for a connection: a borrow with no wait still
+ * Why a thread to borrow, though it hardly waits for a connection: a borrow with no wait still
  * calls the factory when the pool has room (a connection may take a while to make), and Commons
  * Pool waits for a creation of another thread to end when the pool is full otherwise; neither may
  * happen on a caller's or the scheduler's thread, which may be an event loop. Before borrowing,
@@ -87,6 +90,13 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private static final Duration EVICTION_PERIOD_FLOOR = Duration.ofSeconds(1);
 
+	/**
+	 * How long the borrowing thread and the pool's top-ups wait for room at most: a wait, however
+	 * short, where Commons Pool, given none, would spin in create() for as long as another
+	 * thread's creation may fill the pool.
+	 */
+	private static final Duration ROOM_WAIT = Duration.ofMillis(1);
+
 	private final String name;
 
 	private final ConnectionFactory<T> factory;
@@ -109,6 +119,16 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	private final GenericObjectPool<Handle<T>> pool;
 
 	private final ExecutorService workers;
+
+	/** Where connections are made for blocking checkouts, which wait for them until their deadline. */
+	private final CreatingThreads<T> creatingThreads;
+
+	/**
+	 * The deadline ({@code System.nanoTime}) of the blocking checkout borrowing on this thread, for
+	 * a creation Commons Pool asks for on it; none on the pool's own threads, which make
+	 * connections themselves.
+	 */
+	private final ThreadLocal<@Nullable Long> checkoutUntil = new ThreadLocal<>();
 
 	private final ExecutorService replacer;
 
@@ -178,7 +198,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.ticker = ticker;
 		this.listeners = listeners;
 		this.contextSnapshots = contextSnapshots;
-		this.pool = new GenericObjectPool<>(new HandleFactory<>(factory, this::creating, this::created), config(settings));
+		this.creatingThreads = new CreatingThreads<>(name, settings.maxSize(), factory, this::addIdle, this::closed);
+		this.pool = new GenericObjectPool<>(
+				new HandleFactory<>(this.creatingThreads, this.checkoutUntil, this::creating, this::created),
+				config(settings));
 		this.workers = workers;
 		this.replacer = new ParkingThread("resilience-pool-" + name + "-replacer");
 		this.scheduler = scheduler;
@@ -201,6 +224,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		config.setMaxTotal(settings.maxSize());
 		config.setMaxIdle(settings.maxSize());
 		config.setMinIdle(settings.minIdle());
+		// The wait for room when the pool tops itself up (a replacement, min-idle): with none,
+		// Commons Pool's create() spins while another creation may fill the pool.
+		config.setMaxWait(ROOM_WAIT);
 		// Commons Pool's defaults kept: a borrower blocks when the pool is exhausted, and the lock
 		// is not fair. When many waiting callers reach their deadline at once, a fair lock hands
 		// itself from one to the next, each hand-off waiting for a thread to be scheduled, and the
@@ -232,13 +258,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		ConnectionPoolSettings previous = this.settings;
 		if (this.workers instanceof ThreadPoolExecutor executor) {
 			// Platform workers, in proportion to the connections (see WorkerThreads), set before
-			// a larger pool hands out more. The core may never exceed the most: lowered first,
-			// raised last.
-			int threads = Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize());
-			executor.setCorePoolSize(Math.min(threads, executor.getCorePoolSize()));
-			executor.setMaximumPoolSize(threads);
-			executor.setCorePoolSize(threads);
+			// a larger pool hands out more.
+			WorkerThreads.resize(executor,
+					Math.max(1, executor.getMaximumPoolSize() * settings.maxSize() / previous.maxSize()));
 		}
+		this.creatingThreads.resize(settings.maxSize());
 		this.settings = settings;
 		this.pool.setConfig(config(settings));
 		trimIdle(settings.maxSize());
@@ -578,15 +602,16 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/**
 	 * Borrows without waiting for a connection to be given back: a connection idle, or a new one
 	 * if the pool has room; {@code null} if the pool is full with none idle, read first so that
-	 * Commons Pool is not called then.
+	 * Commons Pool is not called then. Full counts the connections as Commons Pool does: made and
+	 * not yet destroyed (one being destroyed still takes its place) and being made.
 	 */
 	private @Nullable Handle<T> borrowNow() throws Exception {
-		if (this.pool.getNumIdle() == 0
-				&& this.pool.getNumActive() + this.creating.get() >= this.settings.maxSize()) {
+		if (this.pool.getNumIdle() == 0 && this.pool.getCreatedCount() - this.pool.getDestroyedCount()
+				+ this.creating.get() >= this.settings.maxSize()) {
 			return null;
 		}
 		try {
-			return this.pool.borrowObject(Duration.ZERO);
+			return this.pool.borrowObject(ROOM_WAIT);
 		}
 		catch (NoSuchElementException ex) {
 			return null;
@@ -717,6 +742,20 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/**
+	 * Puts a connection made for a caller that stopped waiting in the pool, as Commons Pool makes
+	 * one ({@link HandleFactory} takes it first), if the pool has room; then signals.
+	 */
+	private void addIdle() {
+		try {
+			this.pool.addObject();
+		}
+		catch (Exception ex) {
+			// Closed: the connection is closed instead.
+		}
+		signal();
+	}
+
 	/** A creation of a connection starts. */
 	private void creating() {
 		this.creating.incrementAndGet();
@@ -747,17 +786,19 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				checkout(CheckoutOutcome.ACQUIRED, waited);
 				return handle;
 			}
-			invalidate(handle);
-			signal();
+			// Destroyed and replaced on the replacing thread: neither is for the caller to wait on.
+			invalidateLater(handle);
 		}
 	}
 
 	private @Nullable Handle<T> borrow(long nanos) {
+		this.checkoutUntil.set(System.nanoTime() + nanos);
 		try {
 			return this.pool.borrowObject(Duration.ofNanos(nanos));
 		}
-		catch (NoSuchElementException ex) {
-			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out.
+		catch (NoSuchElementException | CreatingThreads.CreationTimedOut ex) {
+			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out, or
+			// the deadline came while a connection was made for this caller.
 			return null;
 		}
 		catch (InterruptedException ex) {
@@ -773,6 +814,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		catch (Exception ex) {
 			// The factory could not make a connection: the caller sees its exception.
 			throw sneakyThrow(ex);
+		}
+		finally {
+			this.checkoutUntil.remove();
 		}
 	}
 
@@ -841,15 +885,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	private void invalidate(Handle<T> handle) {
-		try {
-			this.pool.invalidateObject(handle);
-		}
-		catch (Exception ex) {
-			throw sneakyThrow(ex);
-		}
-	}
-
 	private void invalidateQuietly(Handle<T> handle) {
 		try {
 			this.pool.invalidateObject(handle);
@@ -903,6 +938,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.returner.shutdown();
 		this.borrower.shutdownNow();
 		this.pool.close();
+		this.creatingThreads.close();
 		for (DeadlineLease<T> lease = this.waiters.poll(); lease != null; lease = this.waiters.poll()) {
 			lease.fail(closed());
 		}
@@ -1086,28 +1122,39 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	}
 
 	/**
-	 * Makes handles through the user's factory, telling the pool when a creation starts and ends;
-	 * destroying one is letting go of it.
+	 * Makes handles for Commons Pool: a connection made for a caller that stopped waiting if there
+	 * is one, else through the user's factory, on a creating thread for a blocking checkout and here
+	 * on the pool's own threads; it tells the pool when a creation starts and ends. Destroying a
+	 * handle is letting go of it.
 	 */
 	private static final class HandleFactory<T> extends BasePooledObjectFactory<Handle<T>> {
 
-		private final ConnectionFactory<T> factory;
+		private final CreatingThreads<T> threads;
+
+		private final ThreadLocal<@Nullable Long> checkoutUntil;
 
 		private final Runnable starting;
 
 		private final Runnable ended;
 
-		HandleFactory(ConnectionFactory<T> factory, Runnable starting, Runnable ended) {
-			this.factory = factory;
+		HandleFactory(CreatingThreads<T> threads, ThreadLocal<@Nullable Long> checkoutUntil, Runnable starting,
+				Runnable ended) {
+			this.threads = threads;
+			this.checkoutUntil = checkoutUntil;
 			this.starting = starting;
 			this.ended = ended;
 		}
 
 		@Override
 		public Handle<T> create() throws Exception {
+			Handle<T> unclaimed = this.threads.takeUnclaimed();
+			if (unclaimed != null) {
+				return unclaimed;
+			}
 			this.starting.run();
 			try {
-				return new Handle<>(this.factory.create(), this.factory);
+				Long until = this.checkoutUntil.get();
+				return (until != null) ? this.threads.make(until - System.nanoTime()) : this.threads.makeHere();
 			}
 			finally {
 				this.ended.run();

@@ -48,6 +48,18 @@ final class WorkerThreads {
 		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize);
 	}
 
+	/**
+	 * Sets how many threads a bounded executor runs. The core may never exceed the most: lowered
+	 * first, raised last.
+	 * @param executor the executor
+	 * @param threads its threads from now on
+	 */
+	static void resize(ThreadPoolExecutor executor, int threads) {
+		executor.setCorePoolSize(Math.min(threads, executor.getCorePoolSize()));
+		executor.setMaximumPoolSize(threads);
+		executor.setCorePoolSize(threads);
+	}
+
 	private static ExecutorService bounded(String pool, int threads) {
 		AtomicInteger count = new AtomicInteger();
 		ThreadFactory factory = (task) -> {

@@ -28,6 +28,9 @@ final class CountingFactory implements ConnectionFactory<Integer> {
 	private volatile Runnable onCreate = () -> {
 	};
 
+	private volatile Runnable onDestroy = () -> {
+	};
+
 	CountingFactory validWhen(Predicate<Integer> valid) {
 		this.valid = valid;
 		return this;
@@ -35,6 +38,11 @@ final class CountingFactory implements ConnectionFactory<Integer> {
 
 	CountingFactory onCreate(Runnable onCreate) {
 		this.onCreate = onCreate;
+		return this;
+	}
+
+	CountingFactory onDestroy(Runnable onDestroy) {
+		this.onDestroy = onDestroy;
 		return this;
 	}
 
@@ -52,6 +60,7 @@ final class CountingFactory implements ConnectionFactory<Integer> {
 
 	@Override
 	public void destroy(Integer connection) {
+		this.onDestroy.run();
 		this.destroyedIds.add(connection);
 		this.destroyThreads.add(Thread.currentThread().getName());
 		this.destroyed.incrementAndGet();

@@ -1,0 +1,193 @@
+package dev.resilience.pool;
+
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The threads that make connections for blocking checkouts. Commons Pool calls the factory on the
+ * thread that borrows; a factory that hangs (a connect that never answers) would hold that caller
+ * past its deadline. So the connection is made here, one thread per creation up to the pool's
+ * size, and the caller waits for it only until its deadline. A connection made after its caller
+ * stopped waiting is not lost: it is put in the pool if the pool has room for it, and closed
+ * otherwise. Only creations come here, never waits for a connection given back: those stay in
+ * Commons Pool, on the caller's thread, where they cost no thread of ours.
+ *
+ * @param <T> the connection type
+ */
+final class CreatingThreads<T> {
+
+	private final ConnectionFactory<T> factory;
+
+	private final ThreadPoolExecutor threads;
+
+	/** Puts a connection of {@link #unclaimed} in the pool, if it has room; then signals the pool. */
+	private final Runnable addIdle;
+
+	private final Supplier<IllegalStateException> closed;
+
+	/** Creations a caller waits for, failed at once when the pool closes. */
+	private final Set<Creation> waitedFor = ConcurrentHashMap.newKeySet();
+
+	/** Connections made after their caller stopped waiting, taken by the pool's next creation. */
+	private final Queue<Handle<T>> unclaimed = new ConcurrentLinkedQueue<>();
+
+	CreatingThreads(String pool, int maxSize, ConnectionFactory<T> factory, Runnable addIdle,
+			Supplier<IllegalStateException> closed) {
+		this.factory = factory;
+		this.addIdle = addIdle;
+		this.closed = closed;
+		AtomicInteger count = new AtomicInteger();
+		this.threads = new ThreadPoolExecutor(maxSize, maxSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+				(task) -> {
+					Thread thread = new Thread(task, "resilience-pool-" + pool + "-creator-" + count.incrementAndGet());
+					thread.setDaemon(true);
+					return thread;
+				});
+		this.threads.allowCoreThreadTimeOut(true);
+	}
+
+	/** Makes a connection on this thread, which is one of the pool's own. */
+	Handle<T> makeHere() throws Exception {
+		return new Handle<>(this.factory.create(), this.factory);
+	}
+
+	/**
+	 * Makes a connection on a creating thread, waiting for it at most the time given.
+	 * @param nanos the time the caller has left
+	 * @return the connection
+	 * @throws CreationTimedOut if the connection was not made in time
+	 * @throws InterruptedException if the caller was interrupted while it waited
+	 * @throws Exception the factory's exception; {@code IllegalStateException} if the pool closed
+	 */
+	Handle<T> make(long nanos) throws Exception {
+		Creation creation = new Creation();
+		this.waitedFor.add(creation);
+		try {
+			this.threads.execute(creation);
+			return creation.result.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			throw this.closed.get();
+		}
+		catch (ExecutionException ex) {
+			throw rethrown(ex.getCause());
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			if (!creation.result.cancel(false)) {
+				// Ended at this very moment: its outcome stands, and an interrupt stays to be seen.
+				if (ex instanceof InterruptedException) {
+					Thread.currentThread().interrupt();
+				}
+				return outcome(creation);
+			}
+			// Not started yet: its place in the queue goes, so callers that time out leave nothing.
+			this.threads.remove(creation);
+			throw (ex instanceof InterruptedException interrupted) ? interrupted : CreationTimedOut.INSTANCE;
+		}
+		finally {
+			this.waitedFor.remove(creation);
+		}
+	}
+
+	private Handle<T> outcome(Creation creation) throws Exception {
+		try {
+			return creation.result.getNow(null);
+		}
+		catch (RuntimeException ex) {
+			throw rethrown(ex.getCause());
+		}
+	}
+
+	/** A connection made for a caller that stopped waiting, or {@code null}. */
+	@Nullable Handle<T> takeUnclaimed() {
+		return this.unclaimed.poll();
+	}
+
+	/** Resizes the threads with the pool. */
+	void resize(int maxSize) {
+		WorkerThreads.resize(this.threads, maxSize);
+	}
+
+	/** Fails the creations callers wait for; connections made later are closed as they come. */
+	void close() {
+		this.threads.shutdownNow();
+		IllegalStateException closed = this.closed.get();
+		for (Creation creation : this.waitedFor) {
+			creation.result.completeExceptionally(closed);
+		}
+		for (Handle<T> handle = this.unclaimed.poll(); handle != null; handle = this.unclaimed.poll()) {
+			handle.release();
+		}
+	}
+
+	/** A connection made too late for its caller: into the pool if it has room, else closed. */
+	private void adopt(Handle<T> handle) {
+		this.unclaimed.add(handle);
+		try {
+			this.addIdle.run();
+		}
+		finally {
+			// Still here: the pool had no room for it, or closed (another creation may have taken it).
+			if (this.unclaimed.remove(handle)) {
+				handle.release();
+			}
+		}
+	}
+
+	private static Exception rethrown(Throwable failure) {
+		if (failure instanceof Error error) {
+			throw error;
+		}
+		return (Exception) failure;
+	}
+
+	/** One creation; its result is completed by the creating thread, or cancelled by its caller. */
+	private final class Creation implements Runnable {
+
+		final CompletableFuture<Handle<T>> result = new CompletableFuture<>();
+
+		@Override
+		public void run() {
+			if (this.result.isDone()) {
+				return; // the caller stopped waiting before a thread was free
+			}
+			Handle<T> handle;
+			try {
+				handle = makeHere();
+			}
+			catch (Throwable ex) {
+				this.result.completeExceptionally(ex);
+				return;
+			}
+			if (!this.result.complete(handle)) {
+				adopt(handle);
+			}
+		}
+
+	}
+
+	/** The caller's deadline came before its connection was made. */
+	static final class CreationTimedOut extends Exception {
+
+		static final CreationTimedOut INSTANCE = new CreationTimedOut();
+
+		private CreationTimedOut() {
+			super("The connection was not made before the deadline", null, false, false);
+		}
+
+	}
+
+}

@@ -1,0 +1,184 @@
+package dev.resilience.pool;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * A factory that hangs while a blocking checkout needs a connection: the caller is back at its
+ * deadline (docs/pools.md, "One deadline"), interrupted or told the pool closed at once, and the
+ * connection made late is kept or closed, never lost. Real time: the factory hangs on a thread.
+ */
+class DeadlinePoolCreationTests {
+
+	private static final Duration SHORT = Duration.ofMillis(300);
+
+	private static final Duration LONG = Duration.ofSeconds(30);
+
+	/** Far more than a caller may take past its deadline, far less than never. */
+	private static final Duration BACK_WITHIN = Duration.ofSeconds(5);
+
+	private final CountingFactory factory = new CountingFactory();
+
+	private final List<Hang> hangs = new CopyOnWriteArrayList<>();
+
+	private final List<ConnectionPool<?>> pools = new CopyOnWriteArrayList<>();
+
+	@AfterEach
+	void release() {
+		this.hangs.forEach(Hang::release);
+		this.pools.forEach(ConnectionPool::close);
+	}
+
+	@Test
+	void aCallerIsBackAtItsDeadlineWhileTheFactoryHangsAndTheConnectionMadeLaterServesTheNextCall() {
+		Hang hang = hangCreations();
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		long start = System.nanoTime();
+		assertTimeoutPreemptively(BACK_WITHIN, () -> assertThatExceptionOfType(CheckoutTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> connection)));
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(SHORT);
+		assertThat(hang.entered.getCount()).isZero();
+		hang.release();
+		// Made after its caller left, it goes into the pool rather than being lost or leaked.
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
+		assertThat(pool.<Integer>withConnection(LONG, (connection) -> connection)).isEqualTo(1);
+		assertThat(this.factory.created).hasValue(1);
+		assertThat(this.factory.destroyed).hasValue(0);
+	}
+
+	@Test
+	void aCallerInterruptedWhileItsConnectionIsMadeStopsAtOnceWithItsInterruptKept() throws Exception {
+		Hang hang = hangCreations();
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+		AtomicBoolean interruptKept = new AtomicBoolean();
+		Thread caller = new Thread(() -> {
+			try {
+				pool.withConnection(LONG, (connection) -> connection);
+				outcome.complete(null);
+			}
+			catch (Throwable ex) {
+				interruptKept.set(Thread.currentThread().isInterrupted());
+				outcome.complete(ex);
+			}
+		});
+		caller.start();
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		caller.interrupt();
+		assertThat(outcome.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+			.isInstanceOf(CancellationException.class)
+			.hasMessage("Interrupted while waiting for pool 'p'");
+		assertThat(interruptKept).isTrue();
+		hang.release();
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
+		assertThat(this.factory.destroyed).hasValue(0);
+	}
+
+	@Test
+	void closingThePoolWhileTheFactoryHangsTellsTheCallerAtOnceAndClosesTheConnectionMadeLater() throws Exception {
+		Hang hang = hangCreations();
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		CompletableFuture<Integer> call = CompletableFuture
+			.supplyAsync(() -> pool.withConnection(LONG, (connection) -> connection));
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		pool.close();
+		assertThatExceptionOfType(CompletionException.class)
+			.isThrownBy(() -> call.orTimeout(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).join())
+			.havingCause()
+			.isInstanceOf(IllegalStateException.class)
+			.withMessage("Pool 'p' is closed");
+		// The factory ignores the interrupt of closing; once it returns, the connection is closed.
+		hang.release();
+		await().atMost(BACK_WITHIN).until(() -> this.factory.destroyed.get() == 1);
+		assertThat(this.factory.created).hasValue(1);
+	}
+
+	@Test
+	void aCallerWhoseConnectionFailsValidationIsNotHeldByTheReplacementsFactory() {
+		this.factory.validWhen((connection) -> connection != 1);
+		ConnectionPool<Integer> pool = pool(
+				ConnectionPoolSettings.builder().maxSize(1).minIdle(1).validateOnCheckout(true).build());
+		Hang hang = hangCreations();
+		assertTimeoutPreemptively(BACK_WITHIN, () -> assertThatExceptionOfType(CheckoutTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> connection)));
+		// Connection 1 was destroyed, off the caller's thread; its replacement is being made.
+		await().atMost(BACK_WITHIN).until(() -> this.factory.destroyedIds.contains(1));
+		assertThat(this.factory.destroyThreads).noneMatch((thread) -> thread.equals(Thread.currentThread().getName()));
+		assertThat(hang.entered.getCount()).isZero();
+		hang.release();
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
+		assertThat(pool.<Integer>withConnection(LONG, (connection) -> connection)).isEqualTo(2);
+	}
+
+	/**
+	 * Commons Pool's create(), given no time to wait, spins while another thread's creation may fill
+	 * the pool. The borrowing thread must not call it then: here one connection's destroy hangs (it
+	 * still takes its place) and another is being made, so the pool of 2 is full, although neither
+	 * is out.
+	 */
+	@Test
+	void theBorrowingThreadDoesNotSpinWhileTheOnlyRoomIsTakenByADestroyAndACreation() throws Exception {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).build());
+		ConnectionLease<Integer> lease = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		Hang destroying = hang();
+		this.factory.onDestroy(destroying::hang);
+		lease.invalidate();
+		assertThat(destroying.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		Hang creating = hangCreations();
+		CompletableFuture.runAsync(() -> pool.withConnection(LONG, (connection) -> connection));
+		assertThat(creating.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+		long borrower = threadNamed("resilience-pool-p-borrower").getId();
+		long cpuBefore = threads.getThreadCpuTime(borrower);
+		assertThatExceptionOfType(CompletionException.class)
+			.isThrownBy(() -> pool.checkoutAsync(Duration.ofSeconds(1)).join())
+			.withCauseInstanceOf(CheckoutTimeoutException.class);
+		assertThat(Duration.ofNanos(threads.getThreadCpuTime(borrower) - cpuBefore))
+			.isLessThan(Duration.ofMillis(200));
+	}
+
+	private static Thread threadNamed(String name) {
+		return Thread.getAllStackTraces()
+			.keySet()
+			.stream()
+			.filter((thread) -> thread.getName().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No thread named " + name));
+	}
+
+	/** From now on, the factory hangs in create until the returned hang is released. */
+	private Hang hangCreations() {
+		Hang hang = hang();
+		this.factory.onCreate(hang::hang);
+		return hang;
+	}
+
+	private Hang hang() {
+		Hang hang = new Hang();
+		this.hangs.add(hang);
+		return hang;
+	}
+
+	private ConnectionPool<Integer> pool(ConnectionPoolSettings settings) {
+		ConnectionPool<Integer> pool = ConnectionPool.builder("p", this.factory).settings(settings).build();
+		this.pools.add(pool);
+		return pool;
+	}
+
+}
