@@ -1,9 +1,7 @@
 package dev.resilience.pool;
 
 import java.util.Queue;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -21,9 +19,10 @@ import org.jspecify.annotations.Nullable;
  * thread that borrows; a factory that hangs (a connect that never answers) would hold that caller
  * past its deadline. So the connection is made here, one thread per creation up to the pool's
  * size, and the caller waits for it only until its deadline. A connection made after its caller
- * stopped waiting is not lost: it is put in the pool if the pool has room for it, and closed
- * otherwise. Only creations come here, never waits for a connection given back: those stay in
- * Commons Pool, on the caller's thread, where they cost no thread of ours.
+ * stopped waiting is not lost: it goes to the first caller still waiting for a creation (whose own
+ * creation, once it ends, goes on the same way), else into the pool if it has room for it, and is
+ * closed otherwise. Only creations come here, never waits for a connection given back: those stay
+ * in Commons Pool, on the caller's thread, where they cost no thread of ours.
  *
  * @param <T> the connection type
  */
@@ -34,20 +33,24 @@ final class CreatingThreads<T> {
 	private final ThreadPoolExecutor threads;
 
 	/** Puts a connection of {@link #unclaimed} in the pool, if it has room; then signals the pool. */
-	private final Runnable addIdle;
+	private final Runnable addUnclaimed;
 
 	private final Supplier<IllegalStateException> closed;
 
-	/** Creations a caller waits for, failed at once when the pool closes. */
-	private final Set<Creation> waitedFor = ConcurrentHashMap.newKeySet();
+	/**
+	 * Creations a caller waits for, oldest first: served by a connection made too late for its own
+	 * caller, and failed at once when the pool closes. At most the pool's size, as Commons Pool
+	 * counts each among the connections of the pool while its caller waits.
+	 */
+	private final Queue<Creation> waitedFor = new ConcurrentLinkedQueue<>();
 
 	/** Connections made after their caller stopped waiting, taken by the pool's next creation. */
 	private final Queue<Handle<T>> unclaimed = new ConcurrentLinkedQueue<>();
 
-	CreatingThreads(String pool, int maxSize, ConnectionFactory<T> factory, Runnable addIdle,
+	CreatingThreads(String pool, int maxSize, ConnectionFactory<T> factory, Runnable addUnclaimed,
 			Supplier<IllegalStateException> closed) {
 		this.factory = factory;
-		this.addIdle = addIdle;
+		this.addUnclaimed = addUnclaimed;
 		this.closed = closed;
 		AtomicInteger count = new AtomicInteger();
 		this.threads = new ThreadPoolExecutor(maxSize, maxSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
@@ -65,14 +68,30 @@ final class CreatingThreads<T> {
 	}
 
 	/**
+	 * Runs a task on a creating thread, unless the pool is closed.
+	 * @param task what makes a connection for the pool
+	 */
+	void execute(Runnable task) {
+		try {
+			this.threads.execute(task);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: nothing to make.
+		}
+	}
+
+	/**
 	 * Makes a connection on a creating thread, waiting for it at most the time given.
-	 * @param nanos the time the caller has left
+	 * @param nanos the time the caller has left; none for a thread that waits for no creation
 	 * @return the connection
-	 * @throws CreationTimedOut if the connection was not made in time
+	 * @throws NotMade if the connection was not made in time
 	 * @throws InterruptedException if the caller was interrupted while it waited
 	 * @throws Exception the factory's exception; {@code IllegalStateException} if the pool closed
 	 */
 	Handle<T> make(long nanos) throws Exception {
+		if (nanos <= 0) {
+			throw NotMade.INSTANCE;
+		}
 		Creation creation = new Creation();
 		this.waitedFor.add(creation);
 		try {
@@ -95,7 +114,7 @@ final class CreatingThreads<T> {
 			}
 			// Not started yet: its place in the queue goes, so callers that time out leave nothing.
 			this.threads.remove(creation);
-			throw (ex instanceof InterruptedException interrupted) ? interrupted : CreationTimedOut.INSTANCE;
+			throw (ex instanceof InterruptedException interrupted) ? interrupted : NotMade.INSTANCE;
 		}
 		finally {
 			this.waitedFor.remove(creation);
@@ -133,11 +152,21 @@ final class CreatingThreads<T> {
 		}
 	}
 
-	/** A connection made too late for its caller: into the pool if it has room, else closed. */
+	/**
+	 * A connection made too late for its caller: to the first caller waiting for a creation, else
+	 * into the pool if it has room, else closed.
+	 */
 	private void adopt(Handle<T> handle) {
+		for (Creation waiting : this.waitedFor) {
+			if (waiting.result.complete(handle)) {
+				// Its own creation, if it has not started, never will.
+				this.threads.remove(waiting);
+				return;
+			}
+		}
 		this.unclaimed.add(handle);
 		try {
-			this.addIdle.run();
+			this.addUnclaimed.run();
 		}
 		finally {
 			// Still here: the pool had no room for it, or closed (another creation may have taken it).
@@ -179,13 +208,16 @@ final class CreatingThreads<T> {
 
 	}
 
-	/** The caller's deadline came before its connection was made. */
-	static final class CreationTimedOut extends Exception {
+	/**
+	 * No connection was made for the thread that asked: its deadline came first, or it is a thread
+	 * of the pool's that waits for no creation.
+	 */
+	static final class NotMade extends Exception {
 
-		static final CreationTimedOut INSTANCE = new CreationTimedOut();
+		static final NotMade INSTANCE = new NotMade();
 
-		private CreationTimedOut() {
-			super("The connection was not made before the deadline", null, false, false);
+		private NotMade() {
+			super("No connection was made in time", null, false, false);
 		}
 
 	}

@@ -9,10 +9,13 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -50,7 +53,8 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * at the deadline run on a thread of their own, made when needed. Likewise a connection that a
  * blocking checkout must make: Commons Pool calls the factory on the borrowing thread, so the
  * factory runs on a {@link CreatingThreads creating thread} and the caller waits for it only until
- * its deadline; a connection that failed validation is replaced on the replacing thread.
+ * its deadline. A replacement is made on a creating thread too, never on the replacing thread,
+ * where a factory that hangs would hold up the invalidations behind it.
  * <p>
  * <b>Asynchronous calls</b> ({@link #checkoutAsync}, and {@link #withConnectionAsync} on it) wait
  * without a thread, in a queue of {@link DeadlineLease}s beside Commons Pool's own waiters. Every
@@ -124,11 +128,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	private final CreatingThreads<T> creatingThreads;
 
 	/**
-	 * The deadline ({@code System.nanoTime}) of the blocking checkout borrowing on this thread, for
-	 * a creation Commons Pool asks for on it; none on the pool's own threads, which make
-	 * connections themselves.
+	 * Until when ({@code System.nanoTime}) this thread waits for a connection Commons Pool has made
+	 * for it: the deadline of a blocking checkout; now on the replacing thread and when a creating
+	 * thread puts a connection made too late in the pool, which wait for none; not set on the
+	 * pool's other threads, which make connections themselves.
 	 */
-	private final ThreadLocal<@Nullable Long> checkoutUntil = new ThreadLocal<>();
+	private final ThreadLocal<@Nullable Long> creationDeadline = new ThreadLocal<>();
 
 	private final ExecutorService replacer;
 
@@ -198,9 +203,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.ticker = ticker;
 		this.listeners = listeners;
 		this.contextSnapshots = contextSnapshots;
-		this.creatingThreads = new CreatingThreads<>(name, settings.maxSize(), factory, this::addIdle, this::closed);
+		this.creatingThreads = new CreatingThreads<>(name, settings.maxSize(), factory, this::addUnclaimed,
+				this::closed);
 		this.pool = new GenericObjectPool<>(
-				new HandleFactory<>(this.creatingThreads, this.checkoutUntil, this::creating, this::created),
+				new HandleFactory<>(this.creatingThreads, this.creationDeadline, this::creating, this::created),
 				config(settings));
 		this.workers = workers;
 		this.replacer = new ParkingThread("resilience-pool-" + name + "-replacer");
@@ -664,12 +670,35 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	}
 
 	/**
-	 * Invalidates a connection on the replacing thread, since Commons Pool makes the replacement
-	 * as part of it, then signals the waiting checkouts.
+	 * Invalidates a connection on the replacing thread, where closing it may take a while, and has
+	 * a replacement made on a creating thread for the callers waiting in Commons Pool (which wait
+	 * for a connection to come, not for room); signals the waiting checkouts.
 	 */
 	void invalidateLater(Handle<T> handle) {
+		destroyLater(handle, true);
+	}
+
+	/**
+	 * Invalidates a connection on the replacing thread, then signals.
+	 * @param replace whether to have a replacement made on a creating thread
+	 * @return completed once the connection's place is free
+	 */
+	private CompletableFuture<Void> destroyLater(Handle<T> handle, boolean replace) {
+		CompletableFuture<Void> destroyed = new CompletableFuture<>();
 		Runnable invalidation = () -> {
-			invalidateQuietly(handle);
+			// Commons Pool makes a replacement as part of invalidating: refused here, or a factory
+			// that hangs would hold up every invalidation behind it (and the places they free).
+			this.creationDeadline.set(System.nanoTime());
+			try {
+				invalidateQuietly(handle);
+			}
+			finally {
+				this.creationDeadline.remove();
+			}
+			destroyed.complete(null);
+			if (replace) {
+				this.creatingThreads.execute(this::addIdle);
+			}
 			signal();
 		};
 		try {
@@ -679,6 +708,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			// Closed: no replacement is made.
 			invalidation.run();
 		}
+		return destroyed;
 	}
 
 	/**
@@ -743,15 +773,31 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	}
 
 	/**
-	 * Puts a connection made for a caller that stopped waiting in the pool, as Commons Pool makes
-	 * one ({@link HandleFactory} takes it first), if the pool has room; then signals.
+	 * Puts a connection made for a caller that stopped waiting in the pool, if it has room: as a
+	 * connection Commons Pool makes, which {@link HandleFactory} takes from the unclaimed ones, and
+	 * never makes anew here.
 	 */
+	private void addUnclaimed() {
+		this.creationDeadline.set(System.nanoTime());
+		try {
+			addIdle();
+		}
+		finally {
+			this.creationDeadline.remove();
+		}
+	}
+
+	/** Adds a connection to the pool if it has room, then signals. */
 	private void addIdle() {
 		try {
 			this.pool.addObject();
 		}
 		catch (Exception ex) {
-			// Closed: the connection is closed instead.
+			// Closed, or the factory failed: callers that need a connection make their own.
+		}
+		if (this.pool.isClosed()) {
+			// Closed while the connection was added: Commons Pool does not look again.
+			this.pool.clear();
 		}
 		signal();
 	}
@@ -786,17 +832,33 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				checkout(CheckoutOutcome.ACQUIRED, waited);
 				return handle;
 			}
-			// Destroyed and replaced on the replacing thread: neither is for the caller to wait on.
-			invalidateLater(handle);
+			// Closed on the replacing thread, where closing cannot hold the caller past its deadline,
+			// and not replaced: the caller waits for its place, then takes it itself and sees the
+			// factory's exception if a connection cannot be made.
+			awaitWithin(destroyLater(handle, false), timeout.toNanos() - (this.ticker.read() - start));
+		}
+	}
+
+	/** Waits for a step of the pool's own for at most the time left; the caller sees no failure of it. */
+	private void awaitWithin(CompletableFuture<Void> step, long nanos) {
+		try {
+			step.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw interrupted();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// The checkout goes on, and times out if no time is left.
 		}
 	}
 
 	private @Nullable Handle<T> borrow(long nanos) {
-		this.checkoutUntil.set(System.nanoTime() + nanos);
+		this.creationDeadline.set(System.nanoTime() + nanos);
 		try {
 			return this.pool.borrowObject(Duration.ofNanos(nanos));
 		}
-		catch (NoSuchElementException | CreatingThreads.CreationTimedOut ex) {
+		catch (NoSuchElementException | CreatingThreads.NotMade ex) {
 			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out, or
 			// the deadline came while a connection was made for this caller.
 			return null;
@@ -816,7 +878,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			throw sneakyThrow(ex);
 		}
 		finally {
-			this.checkoutUntil.remove();
+			this.creationDeadline.remove();
 		}
 	}
 
@@ -1123,24 +1185,24 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/**
 	 * Makes handles for Commons Pool: a connection made for a caller that stopped waiting if there
-	 * is one, else through the user's factory, on a creating thread for a blocking checkout and here
-	 * on the pool's own threads; it tells the pool when a creation starts and ends. Destroying a
-	 * handle is letting go of it.
+	 * is one, else through the user's factory, on a creating thread for a blocking checkout, none
+	 * for a thread that waits for no creation, and here on the pool's other threads; it tells the
+	 * pool when a creation starts and ends. Destroying a handle is letting go of it.
 	 */
 	private static final class HandleFactory<T> extends BasePooledObjectFactory<Handle<T>> {
 
 		private final CreatingThreads<T> threads;
 
-		private final ThreadLocal<@Nullable Long> checkoutUntil;
+		private final ThreadLocal<@Nullable Long> creationDeadline;
 
 		private final Runnable starting;
 
 		private final Runnable ended;
 
-		HandleFactory(CreatingThreads<T> threads, ThreadLocal<@Nullable Long> checkoutUntil, Runnable starting,
+		HandleFactory(CreatingThreads<T> threads, ThreadLocal<@Nullable Long> creationDeadline, Runnable starting,
 				Runnable ended) {
 			this.threads = threads;
-			this.checkoutUntil = checkoutUntil;
+			this.creationDeadline = creationDeadline;
 			this.starting = starting;
 			this.ended = ended;
 		}
@@ -1153,7 +1215,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 			this.starting.run();
 			try {
-				Long until = this.checkoutUntil.get();
+				Long until = this.creationDeadline.get();
 				return (until != null) ? this.threads.make(until - System.nanoTime()) : this.threads.makeHere();
 			}
 			finally {

@@ -10,12 +10,14 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
@@ -126,6 +128,85 @@ class DeadlinePoolCreationTests {
 		assertThat(pool.<Integer>withConnection(LONG, (connection) -> connection)).isEqualTo(2);
 	}
 
+	@Test
+	void aConnectionFailingValidationWhoseReplacementCannotBeMadeGivesTheCallerTheFactorysException() {
+		ConnectionFactory<Integer> factory = new ConnectionFactory<>() {
+
+			private final AtomicInteger created = new AtomicInteger();
+
+			@Override
+			public Integer create() {
+				if (this.created.incrementAndGet() == 2) {
+					throw new IllegalStateException("connection refused");
+				}
+				return this.created.get();
+			}
+
+			@Override
+			public boolean validate(Integer connection) {
+				return connection != 1;
+			}
+
+			@Override
+			public void destroy(Integer connection) throws InterruptedException {
+				// Closing takes a moment: the caller must not be waiting for a connection meanwhile,
+				// where nobody would tell it that none can be made.
+				Thread.sleep(300);
+			}
+
+		};
+		ConnectionPool<Integer> pool = pool(factory,
+				ConnectionPoolSettings.builder().maxSize(1).minIdle(1).validateOnCheckout(true).build());
+		long start = System.nanoTime();
+		assertThatIllegalStateException()
+			.isThrownBy(() -> pool.withConnection(Duration.ofSeconds(3), (connection) -> connection))
+			.withMessage("connection refused");
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
+	}
+
+	/**
+	 * A replacement is made on a creating thread, never on the replacing thread, where a factory
+	 * that hangs would hold up every invalidation behind it, and the places they free.
+	 */
+	@Test
+	void aReplacementThatHangsHoldsUpNoInvalidationBehindIt() {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).minIdle(2).build());
+		Hang replacement = hangCreations();
+		Hang work = hang(2);
+		assertThatExceptionOfType(OperationTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
+		await().atMost(BACK_WITHIN).until(() -> replacement.entered.getCount() == 0);
+		this.factory.onCreate(() -> {
+		});
+		assertThatExceptionOfType(OperationTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
+		// The second invalidation freed its place, and its replacement (3) was made.
+		assertThat(pool.<Integer>withConnection(BACK_WITHIN, (connection) -> connection)).isEqualTo(3);
+	}
+
+	/**
+	 * A factory slower than the callers' deadlines: the first caller leaves and its creation goes
+	 * on; the next caller's creation waits for a creating thread behind it (a pool of 1 has one).
+	 * The connection the first creation makes serves the next caller, whose own creation then
+	 * never starts; put in the pool instead, it would find no room (the next caller's creation
+	 * holds it) and be closed, and nobody would ever be served.
+	 */
+	@Test
+	void aConnectionMadeTooLateForItsCallerServesTheNextCallerWaitingForACreation() throws Exception {
+		Hang hang = hangCreations();
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		assertThatExceptionOfType(CheckoutTimeoutException.class)
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> connection));
+		CompletableFuture<Integer> next = new CompletableFuture<>();
+		Thread caller = new Thread(() -> next.complete(pool.withConnection(LONG, (connection) -> connection)));
+		caller.start();
+		await().atMost(BACK_WITHIN).until(() -> caller.getState() == Thread.State.TIMED_WAITING);
+		hang.release();
+		assertThat(next.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(1);
+		assertThat(this.factory.created).hasValue(1);
+		assertThat(this.factory.destroyed).hasValue(0);
+	}
+
 	/**
 	 * Commons Pool's create(), given no time to wait, spins while another thread's creation may fill
 	 * the pool. The borrowing thread must not call it then: here one connection's destroy hangs (it
@@ -170,13 +251,21 @@ class DeadlinePoolCreationTests {
 	}
 
 	private Hang hang() {
-		Hang hang = new Hang();
+		return hang(1);
+	}
+
+	private Hang hang(int entries) {
+		Hang hang = new Hang(entries);
 		this.hangs.add(hang);
 		return hang;
 	}
 
 	private ConnectionPool<Integer> pool(ConnectionPoolSettings settings) {
-		ConnectionPool<Integer> pool = ConnectionPool.builder("p", this.factory).settings(settings).build();
+		return pool(this.factory, settings);
+	}
+
+	private ConnectionPool<Integer> pool(ConnectionFactory<Integer> factory, ConnectionPoolSettings settings) {
+		ConnectionPool<Integer> pool = ConnectionPool.builder("p", factory).settings(settings).build();
 		this.pools.add(pool);
 		return pool;
 	}
