@@ -9,27 +9,31 @@ load()
 
 -- The windows' rules, defined for the limiter's algorithm only: each definition costs a closure
 -- per call. prune: forget what left the window by now; available_at: the earliest time, not
--- before not_before, at which the window admits c more; remaining, until_more: its quota at a time.
-local prune, window_available_at, window_remaining, window_until_more
+-- before not_before, at which the window admits c more; remaining, until_more: its quota at a time;
+-- fold, for counters: calls leave their journal.
+local prune, window_available_at, window_remaining, window_until_more, fold
 if window_count > 0 and counters then
 	local function estimate(period, ws, previous, current, at)
 		return previous * ((period - (at - ws)) / period) + current
 	end
 
 	prune = function(i, at)
-		local period = periods[i]
-		local start, previous, current = counter_window(i)
-		if at - start >= period then
-			local ws = window_start(start, period, at)
-			put(base[i] + PREVIOUS, previous_count_at(start, previous, current, period, ws))
-			put(base[i] + CURRENT, 0)
-			put(base[i] + START, ws)
+		prune_counts(base[i], periods[i], at)
+	end
+
+	-- moves the journal's first n numbers (n / 3 calls) into the counts before it (state.lua)
+	fold = function(n)
+		for i = 1, window_count do
+			for j = 1, n, 3 do
+				add_count(base[i] + BEFORE, periods[i], journal[j + 1], journal[j + 2])
+			end
 		end
+		drop_journal(1, n)
 	end
 
 	window_available_at = function(i, not_before, c)
 		local limit, period = limits[i], periods[i]
-		local start, previous, current, last = counter_window(i)
+		local start, previous, current, last = counts(base[i])
 		local from = math.max(not_before, last, start)
 		local ws = window_start(start, period, from)
 		local prev = previous_count_at(start, previous, current, period, ws)
@@ -47,7 +51,7 @@ if window_count > 0 and counters then
 
 	window_remaining = function(i, at)
 		local period = periods[i]
-		local start, previous, current = counter_window(i)
+		local start, previous, current = counts(base[i])
 		local ws = window_start(start, period, math.max(at, start))
 		local cur = (ws == start) and current or 0
 		local used = estimate(period, ws, previous_count_at(start, previous, current, period, ws), cur,
@@ -57,7 +61,7 @@ if window_count > 0 and counters then
 
 	window_until_more = function(i, at)
 		local period = periods[i]
-		local start, previous, current = counter_window(i)
+		local start, previous, current = counts(base[i])
 		local ws = window_start(start, period, math.max(at, start))
 		local cur = (ws == start) and current or 0
 		if previous_count_at(start, previous, current, period, ws) + cur == 0 then
@@ -173,6 +177,16 @@ for i = 1, window_count do
 	prune(i, now)
 	at = math.max(at, window_available_at(i, now, cost))
 end
+if window_count > 0 and counters then
+	-- the calls whose time has come leave the journal
+	local reached = 0
+	while reached < #journal and journal[reached + 2] <= now do
+		reached = reached + 3
+	end
+	if reached > 0 then
+		fold(reached)
+	end
+end
 local in_flight = 0
 if lease_key then
 	-- counted before removed: a write, even of nothing, would let the rest past a full Redis (state.lua's load)
@@ -244,20 +258,26 @@ local sequence = 0
 if window_count > 0 or lease_key then
 	sequence = (h[SEQUENCE] or 0) + 1
 	h[SEQUENCE] = sequence
+	if window_count > 0 and counters and (#journal > 0 or at > now) then
+		-- a call ahead of now starts the journal (state.lua), and every call joins it while it holds any
+		if #journal == 0 then
+			for i = 1, window_count do
+				local start, previous, current, last = counts(base[i])
+				h[base[i] + BEFORE + START] = start
+				h[base[i] + BEFORE + PREVIOUS] = previous
+				h[base[i] + BEFORE + CURRENT] = current
+				h[base[i] + BEFORE + ADMITTED] = last
+			end
+		elseif #journal == 3 * JOURNAL_CALLS then
+			fold(3) -- full: the oldest call leaves it early
+		end
+		journal[#journal + 1] = sequence
+		journal[#journal + 1] = at
+		journal[#journal + 1] = cost
+	end
 	for i = 1, window_count do
 		if counters then
-			local start, previous, current, last = counter_window(i)
-			h[base[i] + UNDO_START] = start
-			h[base[i] + UNDO_PREVIOUS] = previous
-			h[base[i] + UNDO_CURRENT] = current
-			h[base[i] + UNDO_ADMITTED] = last
-			h[base[i] + UNDO] = sequence
-			prune(i, at)
-			h[base[i] + CURRENT] = (h[base[i] + CURRENT] or 0) + cost
-			h[base[i] + ADMITTED] = math.max(last, at)
-			if not h[base[i] + START] then
-				h[base[i] + START] = start
-			end
+			add_count(base[i], periods[i], at, cost)
 		else
 			redis.call('ZADD', KEYS[1 + i], string.format('%d', -at), entry(at, sequence, cost))
 			local held = h[base[i] + HELD] or 0

@@ -1,8 +1,8 @@
 -- Gives a call back, as if it had never been made: the caller gave up on it, or did not use it.
 -- The bucket is restored exactly when nobody took from it since (its version is the one the call
 -- left); else the call's tokens go back, up to the room the bucket had at its fullest since.
--- Window entries and a lease of the call are removed; a counter window is restored when the call
--- was its latest admission, else its count is lowered.
+-- Window entries and a lease of the call are removed. Counter windows replay the other calls of
+-- their journal (state.lua) when the call is in it, else lower the call's count.
 -- The call: its cost, its number (in its entries and lease), the time it was admitted at, then
 -- the bucket's version, tokens and time after it and its tokens, time and version before it.
 local cost, sequence, at, version_after, tokens_after, updated_after, tokens_before, updated_before, version_before =
@@ -48,31 +48,36 @@ if capacity > 0 and h[TOKENS] then
 		end
 	end
 end
+-- A counter window gives back a call of the journal (state.lua) by replaying its other calls on
+-- the counts before it; any other call by lowering its count where it still counts.
+local journaled
+for j = 1, #journal, 3 do
+	if journal[j] == sequence and journal[j + 1] == at then
+		journaled = j
+	end
+end
+if journaled then
+	drop_journal(journaled, 3)
+end
 for i = 1, window_count do
 	local period = periods[i]
-	if counters then
-		if sequence == h[base[i] + UNDO] then
-			put(base[i] + START, h[base[i] + UNDO_START])
-			put(base[i] + PREVIOUS, h[base[i] + UNDO_PREVIOUS])
-			put(base[i] + CURRENT, h[base[i] + UNDO_CURRENT])
-			put(base[i] + ADMITTED, h[base[i] + UNDO_ADMITTED])
-			put(base[i] + UNDO, -1)
-		else
-			local start, previous, current = counter_window(i)
+	if journaled then
+		local c = base[i]
+		for f = START, ADMITTED do
+			put(c + f, h[c + BEFORE + f])
+		end
+		for j = 1, #journal, 3 do
+			add_count(c, period, journal[j + 1], journal[j + 2])
+		end
+		prune_counts(c, period, now)
+	elseif counters then
+		-- and in the counts before the journal's first call, while it holds any: the call came before it
+		for c = base[i], base[i] + ((#journal > 0) and BEFORE or 0), BEFORE do
+			local start, previous, current = counts(c)
 			if at >= start and at - start < period then
-				put(base[i] + CURRENT, math.max(0, current - cost))
+				put(c + CURRENT, math.max(0, current - cost))
 			elseif at < start and start - at <= period then
-				put(base[i] + PREVIOUS, math.max(0, previous - cost))
-			end
-			local undo = h[base[i] + UNDO] or -1
-			if undo >= 0 and sequence < undo then
-				-- also from the window the latest admission would restore
-				local before = h[base[i] + UNDO_START]
-				if at >= before and at - before < period then
-					put(base[i] + UNDO_CURRENT, math.max(0, h[base[i] + UNDO_CURRENT] - cost))
-				elseif at < before and before - at <= period then
-					put(base[i] + UNDO_PREVIOUS, math.max(0, h[base[i] + UNDO_PREVIOUS] - cost))
-				end
+				put(c + PREVIOUS, math.max(0, previous - cost))
 			end
 		end
 	elseif redis.call('ZREM', KEYS[1 + i], entry(at, sequence, cost)) == 1 then

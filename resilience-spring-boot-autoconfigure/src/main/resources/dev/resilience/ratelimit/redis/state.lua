@@ -14,15 +14,24 @@
 --                  sequence                   the latest admitted call's number: it names the
 --                                             call's window entries and lease
 --                  hold                       how long a permit is typically held (Retry-After)
+--                  journaled                  with counter windows: the calls in the journal
 --                  exact window i             held:i the cost of its entries, heavy:i the part of
 --                                             it above one per entry, latest:i its newest entry's
 --                                             time, oldest:i its oldest entry's (not set: unknown)
 --                  counter window i           start:i, previous:i, current:i, admitted:i (the
---                                             latest admission), undo:i the latest admission's
---                                             sequence and undo-start:i, undo-previous:i,
---                                             undo-current:i, undo-admitted:i the window before it
+--                                             latest admission), then the same four before the
+--                                             journal's first call (stale while it is empty)
+--                then the journal: the sequence, time and cost of each call in it, oldest first
 -- KEYS[2..]      one sorted set per exact window: its entries (entries.lua)
 -- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
+--
+-- The journal (WindowCounter.java): a call reserved ahead of now moves the counter windows ahead,
+-- which drops counts that the calls before it still need once it is given back. So from the first
+-- such call on, each window keeps its counts before it, and the key a journal of the calls admitted
+-- since (the same for every window): giving one of them back replays the others on those counts,
+-- exactly as if it had never been made, in whatever order calls are given back. A call leaves the
+-- journal once its time is reached, and the oldest when it holds JOURNAL_CALLS calls, so that the
+-- state stays bounded; a call not in it is given back by its counts alone.
 
 local limits, periods = {}, {} -- max_concurrent (0: no concurrency permits) and lease_timeout: helpers.lua
 
@@ -33,7 +42,7 @@ local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
 -- the typical hold when the limiter has them, then each window's fields from h[base[i] + 1] on, in
 -- the order of their names below. Read once by load(); the changes, written with the expiry by
 -- finish(). Slots, not names: a name such as 'held:' .. i would be a new string at each access.
-local TOKENS, UPDATED, VERSION, SEQUENCE, HOLD
+local TOKENS, UPDATED, VERSION, SEQUENCE, HOLD, JOURNALED
 local size = 1
 if capacity > 0 then
 	TOKENS, UPDATED, VERSION = 2, 3, 4
@@ -47,22 +56,32 @@ if lease_key then
 	size = size + 1
 	HOLD = size
 end
+if counters and window_count > 0 then
+	size = size + 1
+	JOURNALED = size -- written from the journal by encode()
+end
 local HELD, HEAVY, LATEST, OLDEST = 1, 2, 3, 4 -- an exact window's
-local START, PREVIOUS, CURRENT, ADMITTED, UNDO, UNDO_START, UNDO_PREVIOUS, UNDO_CURRENT, UNDO_ADMITTED =
-	1, 2, 3, 4, 5, 6, 7, 8, 9 -- a counter window's
+-- a counter window's counts, then from BEFORE + 1 on the same four before the journal's first call
+local START, PREVIOUS, CURRENT, ADMITTED, BEFORE = 1, 2, 3, 4, 4
 local base = {}
 for i = 1, window_count do
 	limits[i], periods[i] = struct.unpack('<dd', ARGV[1], WINDOWS + 16 * i)
 	base[i] = size
-	size = size + (counters and UNDO_ADMITTED or OLDEST)
+	size = size + (counters and 2 * BEFORE or OLDEST)
 end
+local JOURNAL_CALLS = 8 -- the most calls the journal holds: WindowCounter.JOURNAL_CALLS
+-- Part of the shape of a state with counter windows: one written when they kept only their latest
+-- call's state before it (for its give-back) is of another shape, and taken for none.
+local COUNTER_JOURNAL = 8192
 -- What the fields are: a state stored under other settings of another shape (a limiter changed
 -- between restarts on the same key-prefix) is not read as this one.
-local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0) + ((counters and window_count > 0) and 4 or 0)
-	+ 8 * window_count + ((not counters and window_count > 0) and PACKED_ENTRIES or 0)
+local shape = ((capacity > 0) and 1 or 0) + (lease_key and 2 or 0)
+	+ ((counters and window_count > 0) and (4 + COUNTER_JOURNAL) or 0) + 8 * window_count
+	+ ((not counters and window_count > 0) and PACKED_ENTRIES or 0)
 local format = string.rep('<d', size) -- as decide_window.lua's: '<' before each is allowed, one string fewer
 local NONE = 0 / 0 -- a field not set: NaN, the one number unequal to itself
 local h = {}
+local journal = {} -- the sequence, time and cost of each call in it, oldest first, in a row
 local dirty = false
 
 -- Reads the state; whether there is one. A state of another shape (the limiter's settings
@@ -74,8 +93,9 @@ local dirty = false
 -- write.
 local function load()
 	local stored = redis.call('GET', state_key)
-	local values = stored and (#stored == 8 * size) and { struct.unpack(format, stored) } or nil
-	if not values or values[1] ~= shape then
+	local values = stored and (#stored >= 8 * size) and { struct.unpack(format, stored) } or nil
+	local journaled = values and JOURNALED and values[JOURNALED] or 0
+	if not values or values[1] ~= shape or #stored ~= 8 * (size + 3 * journaled) then
 		if not counters and window_count > 0 then
 			if redis.call('EXISTS', unpack(KEYS, 2, 1 + window_count)) > 0 then
 				redis.call('DEL', unpack(KEYS, 2, 1 + window_count))
@@ -106,6 +126,10 @@ local function load()
 	end
 	values[size + 1] = nil -- struct.unpack's position after the last number
 	h = values
+	if journaled > 0 then
+		journal = { struct.unpack(string.rep('<d', 3 * journaled), stored, 8 * size + 1) }
+		journal[3 * journaled + 1] = nil
+	end
 	return true
 end
 
@@ -118,7 +142,17 @@ local function encode()
 		end
 		values[i] = value
 	end
-	return struct.pack(format, unpack(values, 1, size))
+	if #journal == 0 then
+		if JOURNALED then
+			values[JOURNALED] = 0
+		end
+		return struct.pack(format, unpack(values, 1, size))
+	end
+	values[JOURNALED] = #journal / 3
+	for j = 1, #journal do
+		values[size + j] = journal[j]
+	end
+	return struct.pack(string.rep('<d', size + #journal), unpack(values, 1, size + #journal))
 end
 
 local function put(field, value)
@@ -126,13 +160,14 @@ local function put(field, value)
 	dirty = true
 end
 
--- Counter windows (WindowCounter.java): start of the current window, counts of the previous and
--- the current one, the latest admission. Defined only when used, as every function here: each
--- definition costs a closure per call.
-local counter_window, window_start, previous_count_at
+-- Counter windows (WindowCounter.java): the counts from slot c + 1 on, window i's at c = base[i]
+-- and those before the journal's first call at c = base[i] + BEFORE: the start of the current
+-- fixed window, the cost admitted in it and in the previous one, the latest admission. Defined
+-- only when used, as every function here: each definition costs a closure per call.
+local counts, window_start, previous_count_at, prune_counts, add_count, drop_journal
 if counters and window_count > 0 then
-	counter_window = function(i)
-		return h[base[i] + START] or now, h[base[i] + PREVIOUS] or 0, h[base[i] + CURRENT] or 0, h[base[i] + ADMITTED] or -1
+	counts = function(c)
+		return h[c + START] or now, h[c + PREVIOUS] or 0, h[c + CURRENT] or 0, h[c + ADMITTED] or -1
 	end
 
 	window_start = function(start, period, at)
@@ -144,6 +179,32 @@ if counters and window_count > 0 then
 			return previous
 		end
 		return (ws - start == period) and current or 0
+	end
+
+	prune_counts = function(c, period, at)
+		local start, previous, current = counts(c)
+		if at - start >= period then
+			local ws = window_start(start, period, at)
+			put(c + PREVIOUS, previous_count_at(start, previous, current, period, ws))
+			put(c + CURRENT, 0)
+			put(c + START, ws)
+		end
+	end
+
+	add_count = function(c, period, at, cost)
+		prune_counts(c, period, at)
+		local start, _, current, admitted = counts(c)
+		put(c + START, start) -- a new key's windows start now
+		put(c + CURRENT, current + cost)
+		put(c + ADMITTED, math.max(admitted, at))
+	end
+
+	-- drops the journal's n numbers from the from-th on
+	drop_journal = function(from, n)
+		for _ = 1, n do
+			table.remove(journal, from)
+		end
+		dirty = true
 	end
 end
 
@@ -167,7 +228,7 @@ local function finish(windows_changed)
 	for i = 1, window_count do
 		local period = periods[i]
 		if counters then
-			local start, previous, current = counter_window(i)
+			local start, previous, current = counts(base[i])
 			if current > 0 then
 				horizon = math.max(horizon, start + 2 * period)
 			elseif previous > 0 then

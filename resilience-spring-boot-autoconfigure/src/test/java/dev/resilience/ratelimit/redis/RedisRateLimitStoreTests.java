@@ -738,6 +738,32 @@ class RedisRateLimitStoreTests {
 		}
 	}
 
+	@Test
+	void counterWindowStateHoldsAtMostEightReservationsAhead() {
+		// the journal of reservations ahead follows the state's fields, three numbers a call, only
+		// while it holds any: a key's memory stays bounded however far ahead calls reserve
+		RateLimiter limiter = limiter("journal", RateLimiterSettings.builder()
+			.windowAlgorithm(WindowAlgorithm.COUNTER)
+			.window(1, Duration.ofHours(1)));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+		String state = redisKey("journal", "s");
+		long fields = server.commands().strlen(state);
+		List<Reservation> reservations = new ArrayList<>();
+		List<Long> lengths = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			Reservation reservation = limiter.reserve("k", 1, Duration.ofDays(1));
+			assertThat(reservation.getDecision().isPermitted()).isTrue();
+			reservations.add(reservation);
+			lengths.add(server.commands().strlen(state) - fields);
+		}
+		assertThat(lengths).containsExactly(24L, 48L, 72L, 96L, 120L, 144L, 168L, 192L, 192L, 192L);
+		// the eight it holds given back, it is gone; the two older ones still count
+		for (int i = 9; i >= 2; i--) {
+			reservations.get(i).cancel();
+		}
+		assertThat(server.commands().strlen(state)).isEqualTo(fields);
+	}
+
 	@ParameterizedTest
 	@ValueSource(booleans = { false, true })
 	void callGivenBackAfterItsKeyStartedAfreshLeavesTheNewCallsAlone(boolean counter) {

@@ -1,7 +1,8 @@
 package dev.resilience.ratelimit.store;
 
-
+import dev.resilience.Ticker;
 import dev.resilience.ratelimit.RateLimiterSettings;
+
 /** The store contract, kept by the in-memory store. */
 class InMemoryStoreContractTests extends StoreContractTests {
 
@@ -12,6 +13,12 @@ class InMemoryStoreContractTests extends StoreContractTests {
 
 	@Override
 	protected RateLimitStoreFactory storeFactory() {
+		return InMemoryRateLimitStore::new;
+	}
+
+	@Override
+	protected RateLimitStoreFactory storeFactory(Ticker clock) {
+		// the store reads the application's clock, the registry's
 		return InMemoryRateLimitStore::new;
 	}
 

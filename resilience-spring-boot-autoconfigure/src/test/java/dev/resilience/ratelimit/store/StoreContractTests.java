@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualTicker;
+import dev.resilience.Ticker;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
@@ -29,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * The rate-limiting rules (docs/rate-limiting.md) that every store must keep, run against each store by a subclass. The
  * time is real (a remote store decides on its server's clock, which a test cannot move), so the
  * tests count within periods far longer than a run, and the few that need time to pass use short
- * periods with generous bounds.
+ * periods with generous bounds; those that need exact times decide on a {@link ManualTicker} (see
+ * {@link #storeFactory(Ticker)}).
  */
 public abstract class StoreContractTests {
 
@@ -47,11 +50,36 @@ public abstract class StoreContractTests {
 	 */
 	protected abstract RateLimitStoreFactory storeFactory();
 
+	/**
+	 * Returns a factory of the store under test that decides on a clock the test moves: the
+	 * application's for a local store, the server's for a remote one.
+	 * @param clock the clock
+	 * @return the factory
+	 */
+	protected abstract RateLimitStoreFactory storeFactory(Ticker clock);
+
 	private RateLimiterRegistry registry(String name, RateLimiterSettings.Builder settings) {
 		return StoreRateLimiterRegistry.builder()
 			.store(storeType(), storeFactory())
 			.limiter(name, settings.store(storeType()).build())
 			.build();
+	}
+
+	/**
+	 * Creates a limiter as {@link #limiter(RateLimiterSettings.Builder)} does, deciding on a clock.
+	 * @param clock the clock
+	 * @param settings the limiter's settings
+	 * @return the limiter
+	 */
+	protected RateLimiter limiter(ManualTicker clock, RateLimiterSettings.Builder settings) {
+		String name = "contract-" + names.incrementAndGet() + "-" + System.nanoTime();
+		return StoreRateLimiterRegistry.builder()
+			.ticker(clock)
+			.sleeper(clock.sleeper())
+			.store(storeType(), storeFactory(clock))
+			.limiter(name, settings.store(storeType()).build())
+			.build()
+			.get(name);
 	}
 
 	/**
@@ -232,6 +260,116 @@ public abstract class StoreContractTests {
 			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
 		}
 		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+	}
+
+	/**
+	 * Reservations ahead move a counter's fixed windows ahead; given back in either order, they
+	 * leave it as if they had never been made: the call at 0 alone counts, and one more fits now.
+	 */
+	@Test
+	void counterWindowGivenBackReservationsAheadInEitherOrderLeaveItAsBefore() {
+		for (boolean latestFirst : new boolean[] { true, false }) {
+			RateLimiter limiter = limiter(new ManualTicker(), counter(2));
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+			Reservation first = limiter.reserve("k", 2, Duration.ofHours(1));
+			assertThat(first.getDecision().getWait()).isEqualTo(Duration.ofMinutes(2));
+			Reservation second = limiter.reserve("k", 2, Duration.ofHours(1));
+			assertThat(second.getDecision().getWait()).isEqualTo(Duration.ofMinutes(4));
+
+			(latestFirst ? second : first).cancel();
+			(latestFirst ? first : second).cancel();
+
+			RateLimitDecision next = limiter.tryAcquire("k", 1);
+			assertThat(next.isPermitted()).as("latest first: %s, %s", latestFirst, next).isTrue();
+			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		}
+	}
+
+	/**
+	 * A reservation ahead that is given back after the one before it proceeded: the call that
+	 * proceeded still counts, in the fixed window of its time.
+	 */
+	@Test
+	void counterWindowGivenBackReservationAfterAnEarlierOneProceededKeepsTheEarlierOne() {
+		ManualTicker clock = new ManualTicker();
+		RateLimiter limiter = limiter(clock, counter(2));
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isTrue();
+		// the call of 2 at 0 weighs in [1 min, 2 min) too: a call of 1 fits from 90 s, one of 2 from 3 min
+		Reservation first = limiter.reserve("k", 1, Duration.ofHours(1));
+		assertThat(first.getDecision().getWait()).isEqualTo(Duration.ofSeconds(90));
+		Reservation second = limiter.reserve("k", 2, Duration.ofHours(1));
+		assertThat(second.getDecision().getWait()).isEqualTo(Duration.ofMinutes(3));
+		clock.set(Duration.ofSeconds(96));
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+
+		second.cancel();
+
+		// at 96 s: the call of 2 at 0 weighs 0.4 (0.8), and the first reservation's 1 counts
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		clock.set(Duration.ofMillis(119_940));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+		// from 2 min the call at 90 s weighs in the previous window: 1 + 1 fits
+		clock.set(Duration.ofMinutes(2));
+		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+	}
+
+	/**
+	 * A counter journals the latest reservations ahead, up to a constant: more of them, and the
+	 * oldest leaves the journal; the ones it keeps are still given back exactly, as if never made.
+	 * The one that left is given back by its counts alone, which leaves the windows where the
+	 * later calls moved them: the price of a bounded memory per key.
+	 */
+	@Test
+	void counterWindowGivesBackTheReservationsItJournalsExactlyBeyondTheJournalsSize() {
+		ManualTicker clock = new ManualTicker();
+		RateLimiter limiter = limiter(clock, counter(10));
+		List<Reservation> reservations = reserveBeyondTheJournal(limiter);
+		RateLimiter oldestFirst = limiter(clock, counter(10));
+		List<Reservation> others = reserveBeyondTheJournal(oldestFirst);
+
+		for (int i = reservations.size() - 1; i >= 1; i--) {
+			reservations.get(i).cancel();
+		}
+		for (Reservation reservation : others) {
+			reservation.cancel();
+		}
+
+		// without the oldest, the windows stay at its time: a call waits for it, not only until the
+		// call at 0 weighs little enough (66 s)
+		assertThat(oldestFirst.reserve("k", 1, Duration.ofDays(1)).getDecision().getWait())
+			.isEqualTo(Duration.ofSeconds(90));
+		// as if only the call at 0 and the first reservation had been made
+		RateLimiter expected = limiter(clock, counter(10));
+		expected.tryAcquire("k", 10);
+		expected.reserve("k", 5, Duration.ofDays(1));
+		for (int cost = 1; cost <= 10; cost++) {
+			assertThat(limiter.tryAcquire("k", cost).getRetryAfter()).as("cost %d", cost)
+				.isEqualTo(expected.tryAcquire("k", cost).getRetryAfter());
+		}
+		for (Duration at : List.of(Duration.ofMinutes(2), Duration.ofSeconds(150), Duration.ofSeconds(210))) {
+			clock.set(at);
+			assertThat(limiter.inspect("k").getQuotas()).as("at %s", at).isEqualTo(expected.inspect("k").getQuotas());
+		}
+	}
+
+	/**
+	 * A call that fills a counter window of 10 at 0, then one more reservation of 5 than the
+	 * journal holds: at 90 s, when the call at 0 weighs 5, then one a minute from 2 min on.
+	 */
+	private static List<Reservation> reserveBeyondTheJournal(RateLimiter limiter) {
+		assertThat(limiter.tryAcquire("k", 10).isPermitted()).isTrue();
+		List<Reservation> reservations = new ArrayList<>();
+		for (int i = 1; i <= WindowCounter.JOURNAL_CALLS + 1; i++) {
+			Reservation reservation = limiter.reserve("k", 5, Duration.ofDays(1));
+			assertThat(reservation.getDecision().getWait())
+				.isEqualTo((i == 1) ? Duration.ofSeconds(90) : Duration.ofMinutes(i));
+			reservations.add(reservation);
+		}
+		return reservations;
+	}
+
+	private static RateLimiterSettings.Builder counter(int limit) {
+		return RateLimiterSettings.builder().window(limit, Duration.ofMinutes(1)).windowAlgorithm(WindowAlgorithm.COUNTER);
 	}
 
 	@Test
