@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.RateLimitDecision;
-import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
