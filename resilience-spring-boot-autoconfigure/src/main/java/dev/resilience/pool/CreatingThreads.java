@@ -68,12 +68,23 @@ final class CreatingThreads<T> {
 	}
 
 	/**
-	 * Runs a task on a creating thread, unless the pool is closed.
-	 * @param task what makes a connection for the pool
+	 * Makes a replacement, for no caller in particular: it goes as a connection made too late for
+	 * its caller does. Made outside Commons Pool's count of creations in progress: a borrower that
+	 * finds the pool full waits for those to end before it looks for a connection given back, so a
+	 * factory that hangs there would keep it from the connections given back until its deadline.
 	 */
-	void execute(Runnable task) {
+	void replenish() {
 		try {
-			this.threads.execute(task);
+			this.threads.execute(() -> {
+				Handle<T> handle;
+				try {
+					handle = makeHere();
+				}
+				catch (Exception ex) {
+					return; // callers that need a connection make their own, and see why none can be made
+				}
+				adopt(handle);
+			});
 		}
 		catch (RejectedExecutionException ex) {
 			// Closed: nothing to make.

@@ -608,12 +608,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/**
 	 * Borrows without waiting for a connection to be given back: a connection idle, or a new one
 	 * if the pool has room; {@code null} if the pool is full with none idle, read first so that
-	 * Commons Pool is not called then. Full counts the connections as Commons Pool does: made and
-	 * not yet destroyed (one being destroyed still takes its place) and being made.
+	 * Commons Pool is not called then.
 	 */
 	private @Nullable Handle<T> borrowNow() throws Exception {
-		if (this.pool.getNumIdle() == 0 && this.pool.getCreatedCount() - this.pool.getDestroyedCount()
-				+ this.creating.get() >= this.settings.maxSize()) {
+		if (this.pool.getNumIdle() == 0 && !hasRoom()) {
 			return null;
 		}
 		try {
@@ -622,6 +620,15 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		catch (NoSuchElementException ex) {
 			return null;
 		}
+	}
+
+	/**
+	 * Whether the pool has room for one more connection, counted as Commons Pool does: made and not
+	 * yet destroyed (one being destroyed still takes its place) and being made.
+	 */
+	private boolean hasRoom() {
+		long held = this.pool.getCreatedCount() - this.pool.getDestroyedCount() + this.creating.get();
+		return held < this.settings.maxSize();
 	}
 
 	/** Gives a connection back to the pool, for whoever waits. */
@@ -696,8 +703,8 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				this.creationDeadline.remove();
 			}
 			destroyed.complete(null);
-			if (replace) {
-				this.creatingThreads.execute(this::addIdle);
+			if (replace && hasRoom()) {
+				this.creatingThreads.replenish();
 			}
 			signal();
 		};
@@ -780,20 +787,13 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	private void addUnclaimed() {
 		this.creationDeadline.set(System.nanoTime());
 		try {
-			addIdle();
-		}
-		finally {
-			this.creationDeadline.remove();
-		}
-	}
-
-	/** Adds a connection to the pool if it has room, then signals. */
-	private void addIdle() {
-		try {
 			this.pool.addObject();
 		}
 		catch (Exception ex) {
-			// Closed, or the factory failed: callers that need a connection make their own.
+			// Closed, or taken by another creation already (the pool is full then, or one was made).
+		}
+		finally {
+			this.creationDeadline.remove();
 		}
 		if (this.pool.isClosed()) {
 			// Closed while the connection was added: Commons Pool does not look again.

@@ -180,8 +180,9 @@ class DeadlinePoolCreationTests {
 		});
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
-		// The second invalidation freed its place, and its replacement (3) was made.
+		// The second invalidation freed its place: a third connection serves the next call.
 		assertThat(pool.<Integer>withConnection(BACK_WITHIN, (connection) -> connection)).isEqualTo(3);
+		assertThat(replacement.entered.getCount()).isZero();
 	}
 
 	/**
