@@ -51,9 +51,9 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * Commons Pool makes a replacement as part of invalidating (so that a caller already waiting is
  * served), which calls the factory; a timed-out caller must not wait for that, so invalidations
  * at the deadline run on a thread of their own, made when needed. Likewise a connection that a
- * blocking checkout must make: Commons Pool calls the factory on the borrowing thread, so the
+ * blocking checkout must make: Commons Pool calls the factory on the thread that borrows, so the
  * factory runs on a {@link CreatingThreads creating thread} and the caller waits for it only until
- * its deadline. A replacement is made on a creating thread too, never on the replacing thread,
+ * its deadline (the borrowing thread of asynchronous checkouts likewise). A replacement is made on a creating thread too, never on the replacing thread,
  * where a factory that hangs would hold up the invalidations behind it.
  * <p>
  * <b>Asynchronous calls</b> ({@link #checkoutAsync}, and {@link #withConnectionAsync} on it) wait
@@ -81,8 +81,9 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * about 51,000 checkouts a second with its one borrowing thread; the executor about 50,000 with
  * 64 threads, or 48,000 with 8 (the checkouts beyond 8 then wait in the executor's queue behind
  * threads that wait themselves). The same speed for one thread instead of one per waiting
- * checkout: the queue it is. The borrowing thread makes connections one at a time: a pool that
- * must make many at once for asynchronous callers does better with {@code min-idle}.
+ * checkout: the queue it is. The borrowing thread has connections made one at a time, waiting for
+ * each no longer than the checkout it is for: a pool that must make many at once for asynchronous
+ * callers does better with {@code min-idle}.
  *
  * @param <T> the connection type
  */
@@ -556,6 +557,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				return true;
 			}
 			Handle<T> handle;
+			// A connection it must make is made on a creating thread, and waited for no longer than
+			// the checkout it is for may wait: a factory that hangs would otherwise hold this thread,
+			// and with it every connection given back from reaching the checkouts.
+			this.creationDeadline.set(System.nanoTime() + first.remaining().toNanos());
 			try {
 				handle = borrowNow();
 			}
@@ -572,6 +577,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				// its signals left counted, and no later checkout would be served.
 				first.fail(this.pool.isClosed() ? closed() : ex);
 				continue;
+			}
+			finally {
+				this.creationDeadline.remove();
 			}
 			if (handle == null) {
 				return true;
@@ -617,7 +625,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		try {
 			return this.pool.borrowObject(ROOM_WAIT);
 		}
-		catch (NoSuchElementException ex) {
+		catch (NoSuchElementException | CreatingThreads.NotMade ex) {
+			// None idle and no room, or the checkout's deadline came while a connection was made
+			// for it; that connection serves the next checkout once made.
 			return null;
 		}
 	}

@@ -209,6 +209,29 @@ class DeadlinePoolCreationTests {
 	}
 
 	/**
+	 * The asynchronous checkouts' borrowing thread makes connections one at a time: a factory that
+	 * hangs may hold it until the deadline of the checkout it makes one for, and no longer, or no
+	 * connection given back would reach a checkout again until the factory returns.
+	 */
+	@Test
+	void aConnectionGivenBackServesAnAsynchronousCheckoutWhileTheFactoryHangs() throws Exception {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).build());
+		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		Hang hang = hangCreations();
+		CompletableFuture<ConnectionLease<Integer>> timedOut = pool.checkoutAsync(SHORT);
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		CompletableFuture<ConnectionLease<Integer>> next = pool.checkoutAsync(LONG);
+		held.release();
+		assertThat(next.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).connection()).isEqualTo(1);
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(timedOut::join)
+			.withCauseInstanceOf(CheckoutTimeoutException.class);
+		// Made at last, the connection goes into the pool.
+		hang.release();
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
+		assertThat(this.factory.destroyed).hasValue(0);
+	}
+
+	/**
 	 * Commons Pool's create(), given no time to wait, spins while another thread's creation may fill
 	 * the pool. The borrowing thread must not call it then: here one connection's destroy hangs (it
 	 * still takes its place) and another is being made, so the pool of 2 is full, although neither
