@@ -184,62 +184,6 @@ class GiveBackTests {
 		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(8);
 	}
 
-	/**
-	 * Reservations ahead move a counter's fixed windows ahead; given back in either order, they
-	 * leave it as if they had never been made: the call at 0 alone counts, and one more fits now.
-	 */
-	@Test
-	void counterWindowGivenBackReservationsAheadInEitherOrderLeaveItAsBefore() {
-		for (boolean latestFirst : new boolean[] { true, false }) {
-			RateLimiter limiter = limiter(RateLimiterSettings.builder()
-				.window(2, Duration.ofSeconds(1))
-				.windowAlgorithm(WindowAlgorithm.COUNTER)
-				.build());
-			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
-			Reservation first = limiter.reserve("k", 2, Duration.ofSeconds(10));
-			assertThat(first.getDecision().getWait()).isEqualTo(Duration.ofSeconds(2));
-			Reservation second = limiter.reserve("k", 2, Duration.ofSeconds(10));
-			assertThat(second.getDecision().getWait()).isEqualTo(Duration.ofSeconds(4));
-
-			(latestFirst ? second : first).cancel();
-			(latestFirst ? first : second).cancel();
-
-			RateLimitDecision next = limiter.tryAcquire("k", 1);
-			assertThat(next.isPermitted()).as("latest first: %s, %s", latestFirst, next).isTrue();
-			assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
-		}
-	}
-
-	/**
-	 * A reservation ahead that is given back after the one before it proceeded: the call that
-	 * proceeded still counts, in the fixed window of its time.
-	 */
-	@Test
-	void counterWindowGivenBackReservationAfterAnEarlierOneProceededKeepsTheEarlierOne() {
-		RateLimiter limiter = limiter(RateLimiterSettings.builder()
-			.window(2, Duration.ofSeconds(1))
-			.windowAlgorithm(WindowAlgorithm.COUNTER)
-			.build());
-		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isTrue();
-		// the call of 2 at 0 weighs in [1 s, 2 s) too: a call of 1 fits from 1.5 s, one of 2 from 3 s
-		Reservation first = limiter.reserve("k", 1, Duration.ofSeconds(10));
-		assertThat(first.getDecision().getWait()).isEqualTo(Duration.ofMillis(1500));
-		Reservation second = limiter.reserve("k", 2, Duration.ofSeconds(10));
-		assertThat(second.getDecision().getWait()).isEqualTo(Duration.ofSeconds(3));
-		this.ticker.set(Duration.ofMillis(1600));
-		assertThat(limiter.inspect("k").getRemaining()).isZero();
-
-		second.cancel();
-
-		// at 1.6 s: the call of 2 at 0 weighs 0.4 (0.8), and the first reservation's 1 counts
-		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
-		this.ticker.set(Duration.ofMillis(1999));
-		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
-		// from 2 s the call at 1.5 s weighs in the previous window: 1 + 1 fits
-		this.ticker.set(Duration.ofSeconds(2));
-		assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
-	}
-
 	@Test
 	void logWindowKeepsItsTimesInOrderWhenAReservationAheadIsGivenBack() {
 		RateLimiter limiter = limiter(RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build());
