@@ -208,6 +208,18 @@ class DeadlinePoolCreationTests {
 		assertThat(this.factory.destroyed).hasValue(0);
 	}
 
+	@Test
+	void aLargerPoolMakesAsManyConnectionsAtOnceAsItsNewSize() {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		pool.updateSettings(ConnectionPoolSettings.builder().maxSize(2).build());
+		Hang hang = hang(2);
+		this.factory.onCreate(hang::hang);
+		for (int i = 0; i < 2; i++) {
+			CompletableFuture.runAsync(() -> pool.withConnection(LONG, (connection) -> connection));
+		}
+		await().atMost(BACK_WITHIN).until(() -> hang.entered.getCount() == 0);
+	}
+
 	/**
 	 * The asynchronous checkouts' borrowing thread makes connections one at a time: a factory that
 	 * hangs may hold it until the deadline of the checkout it makes one for, and no longer, or no
