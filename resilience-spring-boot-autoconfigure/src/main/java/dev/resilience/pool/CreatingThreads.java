@@ -4,12 +4,14 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -30,7 +32,7 @@ final class CreatingThreads<T> {
 
 	private final ConnectionFactory<T> factory;
 
-	private final ThreadPoolExecutor threads;
+	private final ExecutorService threads;
 
 	/** Puts a connection of {@link #unclaimed} in the pool, if it has room; then signals the pool. */
 	private final Runnable addUnclaimed;
@@ -47,19 +49,30 @@ final class CreatingThreads<T> {
 	/** Connections made after their caller stopped waiting, taken by the pool's next creation. */
 	private final Queue<Handle<T>> unclaimed = new ConcurrentLinkedQueue<>();
 
-	CreatingThreads(String pool, int maxSize, ConnectionFactory<T> factory, Runnable addUnclaimed,
+	CreatingThreads(ExecutorService threads, ConnectionFactory<T> factory, Runnable addUnclaimed,
 			Supplier<IllegalStateException> closed) {
+		this.threads = threads;
 		this.factory = factory;
 		this.addUnclaimed = addUnclaimed;
 		this.closed = closed;
+	}
+
+	/**
+	 * Creates the threads of one pool: as many as its size, daemons, idle ones ending after 30 s.
+	 * @param pool the pool's name, in the threads' names
+	 * @param maxSize the pool's size
+	 * @return the threads, to hand to the constructor
+	 */
+	static ExecutorService threads(String pool, int maxSize) {
 		AtomicInteger count = new AtomicInteger();
-		this.threads = new ThreadPoolExecutor(maxSize, maxSize, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-				(task) -> {
+		ThreadPoolExecutor threads = new ThreadPoolExecutor(maxSize, maxSize, 30, TimeUnit.SECONDS,
+				new LinkedBlockingQueue<>(), (task) -> {
 					Thread thread = new Thread(task, "resilience-pool-" + pool + "-creator-" + count.incrementAndGet());
 					thread.setDaemon(true);
 					return thread;
 				});
-		this.threads.allowCoreThreadTimeOut(true);
+		threads.allowCoreThreadTimeOut(true);
+		return threads;
 	}
 
 	/** Makes a connection on this thread, which is one of the pool's own. */
@@ -68,41 +81,47 @@ final class CreatingThreads<T> {
 	}
 
 	/**
-	 * Makes a replacement, for no caller in particular: it goes as a connection made too late for
-	 * its caller does. Made outside Commons Pool's count of creations in progress: a borrower that
-	 * finds the pool full waits for those to end before it looks for a connection given back, so a
-	 * factory that hangs there would keep it from the connections given back until its deadline.
+	 * Makes a connection for no caller in particular (a replacement, or one for the asynchronous
+	 * checkouts): it goes as a connection made too late for its caller does. Made outside Commons
+	 * Pool's count of creations in progress: a borrower that finds the pool full waits for those to
+	 * end before it looks for a connection given back, so a factory that hangs there would keep it
+	 * from the connections given back until its deadline.
+	 * @param failed told the factory's exception
+	 * @param ended told when the creation ended, made or not, or was refused as the pool closed
 	 */
-	void replenish() {
+	void replenish(Consumer<Throwable> failed, Runnable ended) {
 		try {
 			this.threads.execute(() -> {
-				Handle<T> handle;
 				try {
-					handle = makeHere();
+					Handle<T> handle;
+					try {
+						handle = makeHere();
+					}
+					catch (Exception | Error ex) {
+						failed.accept(ex);
+						return;
+					}
+					adopt(handle);
 				}
-				catch (Exception ex) {
-					return; // callers that need a connection make their own, and see why none can be made
+				finally {
+					ended.run();
 				}
-				adopt(handle);
 			});
 		}
 		catch (RejectedExecutionException ex) {
-			// Closed: nothing to make.
+			ended.run();
 		}
 	}
 
 	/**
 	 * Makes a connection on a creating thread, waiting for it at most the time given.
-	 * @param nanos the time the caller has left; none for a thread that waits for no creation
+	 * @param nanos the time the caller has left, positive
 	 * @return the connection
 	 * @throws NotMade if the connection was not made in time
 	 * @throws InterruptedException if the caller was interrupted while it waited
 	 * @throws Exception the factory's exception; {@code IllegalStateException} if the pool closed
 	 */
 	Handle<T> make(long nanos) throws Exception {
-		if (nanos <= 0) {
-			throw NotMade.INSTANCE;
-		}
 		Creation creation = new Creation();
 		this.waitedFor.add(creation);
 		try {
@@ -124,7 +143,7 @@ final class CreatingThreads<T> {
 				return outcome(creation);
 			}
 			// Not started yet: its place in the queue goes, so callers that time out leave nothing.
-			this.threads.remove(creation);
+			remove(creation);
 			throw (ex instanceof InterruptedException interrupted) ? interrupted : NotMade.INSTANCE;
 		}
 		finally {
@@ -146,9 +165,17 @@ final class CreatingThreads<T> {
 		return this.unclaimed.poll();
 	}
 
+	private void remove(Creation creation) {
+		if (this.threads instanceof ThreadPoolExecutor executor) {
+			executor.remove(creation);
+		}
+	}
+
 	/** Resizes the threads with the pool. */
 	void resize(int maxSize) {
-		WorkerThreads.resize(this.threads, maxSize);
+		if (this.threads instanceof ThreadPoolExecutor executor) {
+			WorkerThreads.resize(executor, maxSize);
+		}
 	}
 
 	/** Fails the creations callers wait for; connections made later are closed as they come. */
@@ -171,7 +198,7 @@ final class CreatingThreads<T> {
 		for (Creation waiting : this.waitedFor) {
 			if (waiting.result.complete(handle)) {
 				// Its own creation, if it has not started, never will.
-				this.threads.remove(waiting);
+				remove(waiting);
 				return;
 			}
 		}

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
@@ -53,8 +54,9 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * at the deadline run on a thread of their own, made when needed. Likewise a connection that a
  * blocking checkout must make: Commons Pool calls the factory on the thread that borrows, so the
  * factory runs on a {@link CreatingThreads creating thread} and the caller waits for it only until
- * its deadline (the borrowing thread of asynchronous checkouts likewise). A replacement is made on a creating thread too, never on the replacing thread,
- * where a factory that hangs would hold up the invalidations behind it.
+ * its deadline. Replacements, and connections for asynchronous checkouts, are made on a creating
+ * thread too, outside Commons Pool ({@link #replenish}), and nobody waits for them: a factory that
+ * hangs holds up no invalidation, and no connection given back.
  * <p>
  * <b>Asynchronous calls</b> ({@link #checkoutAsync}, and {@link #withConnectionAsync} on it) wait
  * without a thread, in a queue of {@link DeadlineLease}s beside Commons Pool's own waiters. Every
@@ -62,28 +64,25 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * ended, a checkout queued) signals; a signal starts one drain on the pool's borrowing thread
  * unless one runs, and a drain that runs is told to go round again, so no signal is lost (the
  * queued checkout signals after queueing, the one giving back after giving back: the later of the
- * two sees the other). A drain borrows while checkouts wait and connections come, each borrow
- * waiting a millisecond at most, and offers each connection to the first checkout still waiting; whichever of
- * that hand-off, the checkout's deadline or the caller cancelling is first decides, by the lease's
+ * two sees the other). A drain borrows idle connections while checkouts wait, and offers each to
+ * the first checkout still waiting; when none is idle, it has connections made for the checkouts
+ * that the creations in progress will not serve, if the pool has room. Whichever of that hand-off, the checkout's deadline or the caller cancelling is first decides, by the lease's
  * compare-and-set, and the loser gives the connection on to the next checkout or back. Blocking
  * and asynchronous callers share the connections: a connection given back wakes a blocked caller
  * and signals a drain, and the first to take it has it.
  * <p>
- * Why a thread to borrow, though it hardly waits for a connection: a borrow with no wait still
- * calls the factory when the pool has room (a connection may take a while to make), and Commons
- * Pool waits for a creation of another thread to end when the pool is full otherwise; neither may
- * happen on a caller's or the scheduler's thread, which may be an event loop. Before borrowing,
- * the drain reads whether the pool is full with no connection idle, the usual case while
- * checkouts wait, and then does not call Commons Pool at all. The other way, Commons Pool's own
+ * Why a thread to borrow, though it never waits for a connection: Commons Pool's borrow takes a
+ * lock, and may wait a moment for a creation of another thread to end (a millisecond at most,
+ * here); neither may happen on a caller's or the scheduler's thread, which may be an event loop.
+ * Before borrowing, the drain reads whether a connection is idle, and when none is, the usual case
+ * while checkouts wait, does not call Commons Pool at all. The other way, Commons Pool's own
  * timed borrow on a dedicated executor, holds a thread for every waiting checkout. Measured with
  * a timed loop on a permit pool of 4, 64 checkouts in flight, each holding its permit for one hop
  * of a two-thread scheduler, 50,000 checkouts after two warm-up rounds, on 2 cores: the queue
  * about 51,000 checkouts a second with its one borrowing thread; the executor about 50,000 with
  * 64 threads, or 48,000 with 8 (the checkouts beyond 8 then wait in the executor's queue behind
  * threads that wait themselves). The same speed for one thread instead of one per waiting
- * checkout: the queue it is. The borrowing thread has connections made one at a time, waiting for
- * each no longer than the checkout it is for: a pool that must make many at once for asynchronous
- * callers does better with {@code min-idle}.
+ * checkout: the queue it is.
  *
  * @param <T> the connection type
  */
@@ -177,8 +176,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/** Signals not yet served by a drain; a drain runs while it is positive. */
 	private final AtomicInteger drainRequests = new AtomicInteger();
 
-	/** Connections being made by the factory now. */
+	/** Connections being made by the factory now, for Commons Pool. */
 	private final AtomicInteger creating = new AtomicInteger();
+
+	/** Connections being made by the factory now, outside Commons Pool ({@link #replenish}). */
+	private final AtomicInteger replenishing = new AtomicInteger();
 
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
@@ -198,14 +200,21 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers,
 			ScheduledExecutorService scheduler, ExecutorService borrower, ExecutorService returner) {
+		this(name, factory, settings, ticker, listeners, contextSnapshots, workers, scheduler, borrower, returner,
+				CreatingThreads.threads(name, settings.maxSize()));
+	}
+
+	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
+			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots, ExecutorService workers,
+			ScheduledExecutorService scheduler, ExecutorService borrower, ExecutorService returner,
+			ExecutorService creators) {
 		this.name = name;
 		this.factory = factory;
 		this.settings = settings;
 		this.ticker = ticker;
 		this.listeners = listeners;
 		this.contextSnapshots = contextSnapshots;
-		this.creatingThreads = new CreatingThreads<>(name, settings.maxSize(), factory, this::addUnclaimed,
-				this::closed);
+		this.creatingThreads = new CreatingThreads<>(creators, factory, this::addUnclaimed, this::closed);
 		this.pool = new GenericObjectPool<>(
 				new HandleFactory<>(this.creatingThreads, this.creationDeadline, this::creating, this::created),
 				config(settings));
@@ -277,16 +286,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		// each of them the new room allows (none unless the pool grew). The asynchronous ones are
 		// served by a drain.
 		int added = settings.maxSize() - previous.maxSize();
-		this.replacer.execute(() -> {
-			for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
-				try {
-					this.pool.addObject();
-				}
-				catch (Exception ex) {
-					return; // the waiters make their own when they can, as before
-				}
-			}
-		});
+		for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
+			replenish();
+		}
 		signal();
 	}
 
@@ -557,10 +559,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				return true;
 			}
 			Handle<T> handle;
-			// A connection it must make is made on a creating thread, and waited for no longer than
-			// the checkout it is for may wait: a factory that hangs would otherwise hold this thread,
-			// and with it every connection given back from reaching the checkouts.
-			this.creationDeadline.set(System.nanoTime() + first.remaining().toNanos());
 			try {
 				handle = borrowNow();
 			}
@@ -571,21 +569,19 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 					Thread.currentThread().interrupt();
 					return false;
 				}
-				// The factory could not make a connection: the first in the queue sees its exception.
-				// An InterruptedException of the factory's own too (nothing but closing interrupts
-				// this thread), and an Error, or either would end the borrowing thread's drain with
-				// its signals left counted, and no later checkout would be served.
+				// Commons Pool could not hand out a connection (its activation failed, say): the first
+				// in the queue sees the exception. An Error too, or it would end the borrowing thread's
+				// drain with its signals left counted, and no later checkout would be served.
 				first.fail(this.pool.isClosed() ? closed() : ex);
 				continue;
 			}
-			finally {
-				this.creationDeadline.remove();
-			}
 			if (handle == null) {
+				requestCreations();
 				return true;
 			}
 			if (this.settings.validateOnCheckout() && !isValid(handle)) {
-				invalidateQuietly(handle);
+				// Closed on the replacing thread; its place, once free, is signalled.
+				destroyLater(handle, false);
 				continue;
 			}
 			if (!handOut(handle)) {
@@ -614,30 +610,71 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	}
 
 	/**
-	 * Borrows without waiting for a connection to be given back: a connection idle, or a new one
-	 * if the pool has room; {@code null} if the pool is full with none idle, read first so that
-	 * Commons Pool is not called then.
+	 * Borrows a connection idle, without waiting for one to be given back nor making one (that is
+	 * for {@link #requestCreations}, on the creating threads); {@code null} if none is idle. Whether
+	 * one is idle is read first, so that Commons Pool is not called when none is, the usual case
+	 * while checkouts wait.
 	 */
 	private @Nullable Handle<T> borrowNow() throws Exception {
-		if (this.pool.getNumIdle() == 0 && !hasRoom()) {
+		if (this.pool.getNumIdle() == 0) {
 			return null;
 		}
+		this.creationDeadline.set(System.nanoTime());
 		try {
 			return this.pool.borrowObject(ROOM_WAIT);
 		}
 		catch (NoSuchElementException | CreatingThreads.NotMade ex) {
-			// None idle and no room, or the checkout's deadline came while a connection was made
-			// for it; that connection serves the next checkout once made.
+			// Taken by another thread first.
 			return null;
+		}
+		finally {
+			this.creationDeadline.remove();
 		}
 	}
 
 	/**
+	 * Has connections made on the creating threads for the asynchronous checkouts waiting beyond
+	 * the connections being made there, as far as the pool has room. The borrowing thread never
+	 * waits for a creation: a factory that hangs would hold it, and every connection given back
+	 * from reaching the checkouts.
+	 */
+	private void requestCreations() {
+		// Counted once: a creation may end, and no longer count, before its connection is handed out.
+		for (int wanted = this.waiting.get() - this.replenishing.get(); wanted > 0 && hasRoom(); wanted--) {
+			replenish();
+		}
+	}
+
+	/**
+	 * Has a connection made on a creating thread, outside Commons Pool, counted as taking room
+	 * until it ends: made, it goes as a connection made too late for its caller does; its failure
+	 * goes to the first asynchronous checkout waiting.
+	 */
+	private void replenish() {
+		this.replenishing.incrementAndGet();
+		this.creatingThreads.replenish(this::creationFailed, this::replenished);
+	}
+
+	private void creationFailed(Throwable ex) {
+		DeadlineLease<T> first = firstWaiting();
+		if (first != null) {
+			first.fail(this.pool.isClosed() ? closed() : ex);
+		}
+	}
+
+	private void replenished() {
+		this.replenishing.decrementAndGet();
+		signal();
+	}
+
+	/**
 	 * Whether the pool has room for one more connection, counted as Commons Pool does: made and not
-	 * yet destroyed (one being destroyed still takes its place) and being made.
+	 * yet destroyed (one being destroyed still takes its place) and being made, for Commons Pool and
+	 * outside it.
 	 */
 	private boolean hasRoom() {
-		long held = this.pool.getCreatedCount() - this.pool.getDestroyedCount() + this.creating.get();
+		long held = this.pool.getCreatedCount() - this.pool.getDestroyedCount() + this.creating.get()
+				+ this.replenishing.get();
 		return held < this.settings.maxSize();
 	}
 
@@ -714,7 +751,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 			destroyed.complete(null);
 			if (replace && hasRoom()) {
-				this.creatingThreads.replenish();
+				replenish();
 			}
 			signal();
 		};
@@ -817,10 +854,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		this.creating.incrementAndGet();
 	}
 
-	/** A creation of a connection ended, made or not: room may have come for a waiting checkout. */
-	private void created() {
+	/**
+	 * A creation for Commons Pool ended, made or not. Who waits for a connection is told later, once
+	 * Commons Pool has counted the connection made or the room left (until then, room counted here
+	 * would be room twice): by the blocking caller whose creation it was, else on the scheduler.
+	 * @param forCaller whether a blocking caller waited for it
+	 */
+	private void created(boolean forCaller) {
 		this.creating.decrementAndGet();
-		signal();
+		if (!forCaller) {
+			onScheduler(this::signal);
+		}
 	}
 
 	private Handle<T> checkout(long start, Duration timeout) {
@@ -865,8 +909,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private @Nullable Handle<T> borrow(long nanos) {
 		this.creationDeadline.set(System.nanoTime() + nanos);
+		boolean borrowed = false;
 		try {
-			return this.pool.borrowObject(Duration.ofNanos(nanos));
+			Handle<T> handle = this.pool.borrowObject(Duration.ofNanos(nanos));
+			borrowed = true;
+			return handle;
 		}
 		catch (NoSuchElementException | CreatingThreads.NotMade ex) {
 			// With blockWhenExhausted and no validation inside Commons Pool, the wait ran out, or
@@ -889,6 +936,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 		finally {
 			this.creationDeadline.remove();
+			if (!borrowed) {
+				// A creation for this caller may have failed or been left behind: room came back.
+				signal();
+			}
 		}
 	}
 
@@ -1207,10 +1258,11 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		private final Runnable starting;
 
-		private final Runnable ended;
+		/** Told whether a blocking caller waited for the creation. */
+		private final Consumer<Boolean> ended;
 
 		HandleFactory(CreatingThreads<T> threads, ThreadLocal<@Nullable Long> creationDeadline, Runnable starting,
-				Runnable ended) {
+				Consumer<Boolean> ended) {
 			this.threads = threads;
 			this.creationDeadline = creationDeadline;
 			this.starting = starting;
@@ -1223,13 +1275,18 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (unclaimed != null) {
 				return unclaimed;
 			}
+			Long until = this.creationDeadline.get();
+			long nanos = (until != null) ? until - System.nanoTime() : 0;
+			if (until != null && nanos <= 0) {
+				// A thread that waits for no creation makes none (not even one counted as started).
+				throw CreatingThreads.NotMade.INSTANCE;
+			}
 			this.starting.run();
 			try {
-				Long until = this.creationDeadline.get();
-				return (until != null) ? this.threads.make(until - System.nanoTime()) : this.threads.makeHere();
+				return (until != null) ? this.threads.make(nanos) : this.threads.makeHere();
 			}
 			finally {
-				this.ended.run();
+				this.ended.accept(until != null);
 			}
 		}
 

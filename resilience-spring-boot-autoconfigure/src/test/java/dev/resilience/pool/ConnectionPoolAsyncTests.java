@@ -312,15 +312,19 @@ class ConnectionPoolAsyncTests {
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
 				ConnectionPoolSettings.builder().maxSize(1).validateOnCheckout(true).build(), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
-				ManualScheduler.direct(), ManualScheduler.direct()));
+				ManualScheduler.direct(), ManualScheduler.direct(), ManualScheduler.direct()));
 		CompletableFuture<ConnectionLease<Integer>> first = pool.checkoutAsync(TIMEOUT);
 		// Handed out, its delivery queued; cancelled, the connection goes back.
 		first.cancel(false);
-		// The next checkout finds it no longer valid: it is closed and replaced.
+		// The next checkout finds it no longer valid: it is closed (on the replacing thread) and
+		// another one made.
 		invalid.set(1);
 		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(TIMEOUT);
+		await().until(() -> {
+			this.scheduler.runDue();
+			return second.isDone();
+		});
 		assertThat(this.factory.destroyedIds).containsExactly(1);
-		this.scheduler.runDue();
 		assertThat(second.getNow(null).connection()).isEqualTo(2);
 		assertThat(this.factory.destroyed).hasValue(1);
 		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 1, 0, 0, 0));
@@ -502,7 +506,7 @@ class ConnectionPoolAsyncTests {
 		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
 				ConnectionPoolSettings.builder().maxSize(1).build(), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().contextRegistry(registry).build(), WorkerThreads.create("p", 1),
-				this.scheduler, ManualScheduler.direct(), ManualScheduler.direct()));
+				this.scheduler, ManualScheduler.direct(), ManualScheduler.direct(), ManualScheduler.direct()));
 		requestId.set("r-42");
 		CompletableFuture<String> result;
 		try {
@@ -638,7 +642,7 @@ class ConnectionPoolAsyncTests {
 					}
 
 				}), ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), this.scheduler,
-				ManualScheduler.direct(), ManualScheduler.direct()));
+				ManualScheduler.direct(), ManualScheduler.direct(), ManualScheduler.direct()));
 		CompletableFuture<Integer> ok = pool.withConnectionAsync(TIMEOUT, CompletableFuture::completedFuture);
 		this.scheduler.runDue();
 		assertThat(ok).isCompletedWithValue(1);
@@ -693,7 +697,7 @@ class ConnectionPoolAsyncTests {
 		};
 		return track(new DeadlinePool<>("p", connections, ConnectionPoolSettings.builder().maxSize(maxSize).build(),
 				this.ticker, List.of(listener), ContextSnapshotFactory.builder().build(),
-				WorkerThreads.create("p", maxSize), this.scheduler, ManualScheduler.direct(), returner));
+				WorkerThreads.create("p", maxSize), this.scheduler, ManualScheduler.direct(), returner, ManualScheduler.direct()));
 	}
 
 	/** What the pool held when the caller heard of the outcome. */

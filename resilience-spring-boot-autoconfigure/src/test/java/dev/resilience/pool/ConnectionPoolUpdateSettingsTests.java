@@ -202,7 +202,7 @@ class ConnectionPoolUpdateSettingsTests {
 	private DeadlinePool<Integer> pool(int maxSize, ExecutorService workers) {
 		DeadlinePool<Integer> pool = new DeadlinePool<>("p", this.factory, size(maxSize), this.ticker, List.of(),
 				ContextSnapshotFactory.builder().build(), workers, this.scheduler, ManualScheduler.direct(),
-				ManualScheduler.direct());
+				ManualScheduler.direct(), ManualScheduler.direct());
 		this.pools.add(pool);
 		return pool;
 	}

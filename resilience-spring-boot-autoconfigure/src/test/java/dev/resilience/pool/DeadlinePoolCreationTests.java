@@ -11,6 +11,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -40,6 +41,9 @@ class DeadlinePoolCreationTests {
 	private final List<Hang> hangs = new CopyOnWriteArrayList<>();
 
 	private final List<ConnectionPool<?>> pools = new CopyOnWriteArrayList<>();
+
+	/** The threads the factory made connections on, once it hangs. */
+	private final List<String> createThreads = new CopyOnWriteArrayList<>();
 
 	@AfterEach
 	void release() {
@@ -221,26 +225,95 @@ class DeadlinePoolCreationTests {
 	}
 
 	/**
-	 * The asynchronous checkouts' borrowing thread makes connections one at a time: a factory that
-	 * hangs may hold it until the deadline of the checkout it makes one for, and no longer, or no
-	 * connection given back would reach a checkout again until the factory returns.
+	 * The asynchronous checkouts' borrowing thread never waits for a connection being made: a
+	 * factory that hangs would hold it, and every connection given back from reaching a checkout.
 	 */
 	@Test
 	void aConnectionGivenBackServesAnAsynchronousCheckoutWhileTheFactoryHangs() throws Exception {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).build());
 		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
 		Hang hang = hangCreations();
-		CompletableFuture<ConnectionLease<Integer>> timedOut = pool.checkoutAsync(SHORT);
+		CompletableFuture<ConnectionLease<Integer>> first = pool.checkoutAsync(Duration.ofSeconds(4));
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		CompletableFuture<ConnectionLease<Integer>> second = pool.checkoutAsync(LONG);
+		held.release();
+		// well before the first checkout's deadline
+		assertThat(first.get(2, TimeUnit.SECONDS).connection()).isEqualTo(1);
+		assertThat(second).isNotDone();
+		assertThat(this.createThreads).allMatch((thread) -> thread.startsWith("resilience-pool-p-creator-"));
+		// Made at last, the connection serves the second checkout.
+		hang.release();
+		assertThat(second.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).connection()).isEqualTo(2);
+		assertThat(this.factory.destroyed).hasValue(0);
+	}
+
+	@Test
+	void aConnectionFailingValidationOnTheBorrowingThreadIsNotReplacedOnThatThread() throws Exception {
+		ConnectionPool<Integer> pool = pool(
+				ConnectionPoolSettings.builder().maxSize(2).validateOnCheckout(true).build());
+		ConnectionLease<Integer> one = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		ConnectionLease<Integer> two = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		two.release();
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
+		this.factory.validWhen((connection) -> connection != 2);
+		Hang hang = hangCreations();
+		CompletableFuture<ConnectionLease<Integer>> timesOut = pool.checkoutAsync(SHORT);
 		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 		CompletableFuture<ConnectionLease<Integer>> next = pool.checkoutAsync(LONG);
-		held.release();
-		assertThat(next.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).connection()).isEqualTo(1);
-		assertThatExceptionOfType(CompletionException.class).isThrownBy(timedOut::join)
+		assertThatExceptionOfType(CompletionException.class).isThrownBy(timesOut::join)
 			.withCauseInstanceOf(CheckoutTimeoutException.class);
-		// Made at last, the connection goes into the pool.
+		one.release();
+		assertThat(next.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).connection()).isEqualTo(1);
+		assertThat(this.createThreads).allMatch((thread) -> thread.startsWith("resilience-pool-p-creator-"));
+		await().atMost(BACK_WITHIN).until(() -> this.factory.destroyedIds.contains(2));
+	}
+
+	@Test
+	void growingThePoolMakesConnectionsForTheCallersWaitingOnCreatingThreads() throws Exception {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
+		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		CompletableFuture<Integer> waiter = CompletableFuture
+			.supplyAsync(() -> pool.withConnection(LONG, (connection) -> connection));
+		await().atMost(BACK_WITHIN).until(() -> pool.getStats().pending() == 1);
+		Hang hang = hangCreations();
+		pool.updateSettings(ConnectionPoolSettings.builder().maxSize(2).build());
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		assertThat(this.createThreads).allMatch((thread) -> thread.startsWith("resilience-pool-p-creator-"));
+		// The replacing thread is free: an invalidation frees its place and closes it at once.
+		held.invalidate();
+		await().atMost(BACK_WITHIN).until(() -> this.factory.destroyedIds.contains(1));
 		hang.release();
-		await().atMost(BACK_WITHIN).until(() -> pool.getStats().idle() == 1);
-		assertThat(this.factory.destroyed).hasValue(0);
+		assertThat(waiter.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isGreaterThan(1);
+	}
+
+	/**
+	 * A checkout past its deadline by the pool's clock whose deadline has not run yet (a clock
+	 * moved by hand, or a scheduler late): the borrowing thread has no connection made for it, and
+	 * must not ask again and again.
+	 */
+	@Test
+	void theBorrowingThreadDoesNotSpinWhileTheFirstCheckoutIsPastItsDeadline() throws Exception {
+		AtomicLong now = new AtomicLong();
+		AtomicLong reads = new AtomicLong();
+		ConnectionPool<Integer> pool = ConnectionPool.builder("p", this.factory)
+			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
+			.ticker(() -> {
+				reads.incrementAndGet();
+				return now.get();
+			})
+			.build();
+		this.pools.add(pool);
+		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		CompletableFuture<ConnectionLease<Integer>> waiting = pool.checkoutAsync(Duration.ofSeconds(10));
+		Hang hang = hangCreations();
+		now.addAndGet(Duration.ofSeconds(20).toNanos());
+		held.invalidate(); // frees the place; its replacement hangs
+		assertThat(hang.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		Thread.sleep(200);
+		long before = reads.get();
+		Thread.sleep(500);
+		assertThat(reads.get() - before).as("clock reads in 500 ms").isLessThan(1000);
+		assertThat(waiting).isNotDone();
 	}
 
 	/**
@@ -282,7 +355,10 @@ class DeadlinePoolCreationTests {
 	/** From now on, the factory hangs in create until the returned hang is released. */
 	private Hang hangCreations() {
 		Hang hang = hang();
-		this.factory.onCreate(hang::hang);
+		this.factory.onCreate(() -> {
+			this.createThreads.add(Thread.currentThread().getName());
+			hang.hang();
+		});
 		return hang;
 	}
 
