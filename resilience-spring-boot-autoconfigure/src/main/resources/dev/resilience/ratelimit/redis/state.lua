@@ -228,12 +228,14 @@ local function finish(windows_changed)
 	for i = 1, window_count do
 		local period = periods[i]
 		if counters then
-			local start, previous, current = counts(base[i])
+			local start, previous, current, admitted = counts(base[i])
 			if current > 0 then
 				horizon = math.max(horizon, start + 2 * period)
 			elseif previous > 0 then
 				horizon = math.max(horizon, start + period)
 			end
+			-- windows moved ahead by a call given back by its counts alone: nothing is admitted before
+			horizon = math.max(horizon, start, admitted)
 		elseif (h[base[i] + HELD] or 0) > 0 then
 			local until_empty = h[base[i] + LATEST] + period
 			if until_empty <= now then

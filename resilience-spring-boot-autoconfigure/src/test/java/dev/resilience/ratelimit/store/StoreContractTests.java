@@ -368,6 +368,35 @@ public abstract class StoreContractTests {
 		return reservations;
 	}
 
+	/**
+	 * Reservations ahead beyond the journal, all given back: the oldest left the journal, so it is
+	 * given back by its counts alone, and the windows stay where it moved them (2 min). Every count
+	 * is 0 then, but a store that forgot the key would admit at once on the window the call at 0
+	 * filled.
+	 */
+	@Test
+	void counterWindowGivenBackReservationsBeyondTheJournalAdmitNothingMoreAtOnce() {
+		for (boolean oldestFirst : new boolean[] { false, true }) {
+			RateLimiter limiter = limiter(new ManualTicker(), counter(10));
+			assertThat(limiter.tryAcquire("k", 10).isPermitted()).isTrue();
+			List<Reservation> reservations = new ArrayList<>();
+			for (int i = 1; i <= WindowCounter.JOURNAL_CALLS + 1; i++) {
+				Reservation reservation = limiter.reserve("k", 10, Duration.ofDays(1));
+				// each fills a window: the next one fits two windows later
+				assertThat(reservation.getDecision().getWait()).isEqualTo(Duration.ofMinutes(2L * i));
+				reservations.add(reservation);
+			}
+			for (int i = 0; i < reservations.size(); i++) {
+				reservations.get(oldestFirst ? i : reservations.size() - 1 - i).cancel();
+			}
+
+			RateLimitDecision next = limiter.tryAcquire("k", 10);
+			assertThat(next.isPermitted())
+				.as("oldest first: %s; a second call of 10 at 0 in a window of 10: %s", oldestFirst, next)
+				.isFalse();
+		}
+	}
+
 	private static RateLimiterSettings.Builder counter(int limit) {
 		return RateLimiterSettings.builder().window(limit, Duration.ofMinutes(1)).windowAlgorithm(WindowAlgorithm.COUNTER);
 	}
