@@ -90,6 +90,7 @@ final class CreatingThreads<T> {
 	 * @param ended told when the creation ended, made or not, or was refused as the pool closed
 	 */
 	void replenish(Consumer<Throwable> failed, Runnable ended) {
+		boolean handed = false;
 		try {
 			this.threads.execute(() -> {
 				try {
@@ -107,9 +108,16 @@ final class CreatingThreads<T> {
 					ended.run();
 				}
 			});
+			handed = true;
 		}
 		catch (RejectedExecutionException ex) {
-			ended.run();
+			// Closed: nothing to make.
+		}
+		finally {
+			if (!handed) {
+				// Refused, or no thread could be started: it took no room.
+				ended.run();
+			}
 		}
 	}
 

@@ -182,6 +182,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	/** Connections being made by the factory now, outside Commons Pool ({@link #replenish}). */
 	private final AtomicInteger replenishing = new AtomicInteger();
 
+	/** Of those, the ones asked for by the asynchronous checkouts waiting ({@link #requestCreations}). */
+	private final AtomicInteger requested = new AtomicInteger();
+
 	DeadlinePool(String name, ConnectionFactory<T> factory, ConnectionPoolSettings settings, Ticker ticker,
 			List<ConnectionPoolListener> listeners, ContextSnapshotFactory contextSnapshots,
 			ScheduledExecutorService scheduler) {
@@ -287,7 +290,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		// served by a drain.
 		int added = settings.maxSize() - previous.maxSize();
 		for (int i = Math.min(added, this.pool.getNumWaiters()); i > 0; i--) {
-			replenish();
+			replenish(false);
 		}
 		signal();
 	}
@@ -580,8 +583,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				return true;
 			}
 			if (this.settings.validateOnCheckout() && !isValid(handle)) {
-				// Closed on the replacing thread; its place, once free, is signalled.
-				destroyLater(handle, false);
+				// Closed on the replacing thread, and replaced: it may have been given back for a
+				// blocking caller, which waits for a connection to come, not for room.
+				invalidateLater(handle);
 				continue;
 			}
 			if (!handOut(handle)) {
@@ -640,8 +644,9 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 */
 	private void requestCreations() {
 		// Counted once: a creation may end, and no longer count, before its connection is handed out.
-		for (int wanted = this.waiting.get() - this.replenishing.get(); wanted > 0 && hasRoom(); wanted--) {
-			replenish();
+		// Not counting replacements, which may go to blocking callers.
+		for (int wanted = this.waiting.get() - this.requested.get(); wanted > 0 && hasRoom(); wanted--) {
+			replenish(true);
 		}
 	}
 
@@ -650,9 +655,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 * until it ends: made, it goes as a connection made too late for its caller does; its failure
 	 * goes to the first asynchronous checkout waiting.
 	 */
-	private void replenish() {
+	private void replenish(boolean forCheckouts) {
 		this.replenishing.incrementAndGet();
-		this.creatingThreads.replenish(this::creationFailed, this::replenished);
+		if (forCheckouts) {
+			this.requested.incrementAndGet();
+		}
+		this.creatingThreads.replenish(this::creationFailed, () -> replenished(forCheckouts));
 	}
 
 	private void creationFailed(Throwable ex) {
@@ -662,7 +670,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
-	private void replenished() {
+	private void replenished(boolean forCheckouts) {
+		if (forCheckouts) {
+			this.requested.decrementAndGet();
+		}
 		this.replenishing.decrementAndGet();
 		signal();
 	}
@@ -751,7 +762,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			}
 			destroyed.complete(null);
 			if (replace && hasRoom()) {
-				replenish();
+				replenish(false);
 			}
 			signal();
 		};

@@ -247,6 +247,27 @@ class DeadlinePoolCreationTests {
 		assertThat(this.factory.destroyed).hasValue(0);
 	}
 
+	/**
+	 * A replacement that hangs is no creation for the asynchronous checkouts: they have their own
+	 * made while the pool has room.
+	 */
+	@Test
+	void anAsynchronousCheckoutIsNotLeftWaitingBehindAReplacementThatHangs() throws Exception {
+		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(3).build());
+		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		Hang replacement = hang();
+		AtomicBoolean hangs = new AtomicBoolean(true);
+		this.factory.onCreate(() -> {
+			if (hangs.getAndSet(false)) {
+				replacement.hang();
+			}
+		});
+		held.invalidate();
+		assertThat(replacement.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(LONG);
+		assertThat(checkout.get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS).connection()).isEqualTo(2);
+	}
+
 	@Test
 	void aConnectionFailingValidationOnTheBorrowingThreadIsNotReplacedOnThatThread() throws Exception {
 		ConnectionPool<Integer> pool = pool(
