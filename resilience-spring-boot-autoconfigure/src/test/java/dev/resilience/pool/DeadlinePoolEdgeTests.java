@@ -314,7 +314,11 @@ class DeadlinePoolEdgeTests {
 		CompletableFuture<ConnectionLease<Integer>> checkout = pool.checkoutAsync(TIMEOUT);
 		assertThat(making.await(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
 		pool.close();
-		this.scheduler.runDue();
+		// Told by closing, or by the creating thread it interrupted, whichever is first.
+		await().until(() -> {
+			this.scheduler.runDue();
+			return checkout.isDone();
+		});
 		assertThat(failure(checkout, IllegalStateException.class)).hasMessage("Pool 'p' is closed");
 		assertThat(creates).hasValue(1);
 		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 0, 0, 0));
