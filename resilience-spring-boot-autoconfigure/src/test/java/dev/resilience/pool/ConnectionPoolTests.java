@@ -54,13 +54,13 @@ class ConnectionPoolTests {
 
 	private final ExecutorService callers = Executors.newCachedThreadPool();
 
-	private final List<Hang> hangs = new CopyOnWriteArrayList<>();
+	private final Hangs hangs = new Hangs();
 
 	private final List<ConnectionPool<?>> pools = new CopyOnWriteArrayList<>();
 
 	@AfterEach
 	void release() throws InterruptedException {
-		this.hangs.forEach(Hang::release);
+		this.hangs.releaseAll();
 		this.pools.forEach(ConnectionPool::close);
 		this.callers.shutdownNow();
 		assertThat(this.callers.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
@@ -152,7 +152,7 @@ class ConnectionPoolTests {
 			}
 		});
 		ConnectionPool<Integer> pool = pool(1, this.ticker);
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		long before = System.nanoTime();
 		OperationTimeoutException timeout = catchThrowableOfType(
 				() -> pool.withConnection(Duration.ofSeconds(10), (connection) -> hang.hang()),
@@ -166,7 +166,7 @@ class ConnectionPoolTests {
 	@Test
 	void theCallerIsBackAtTheDeadlineAlthoughTheWorkIgnoresInterrupts() throws Exception {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()))
 			.satisfies((ex) -> assertThat(ex.getElapsed()).isGreaterThanOrEqualTo(SHORT));
@@ -183,7 +183,7 @@ class ConnectionPoolTests {
 	@Test
 	void theConnectionOfTimedOutWorkIsDestroyedOnceTheWorkLetsGoAndNeverHandedOutAgain() {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()));
 		// Its place is free at once: a replacement serves the next call while the work still hangs.
@@ -220,7 +220,7 @@ class ConnectionPoolTests {
 		// One worker thread, held by hung work of another pool sharing nothing but that thread.
 		ExecutorService oneThread = oneThread("q");
 		try {
-			Hang hang = hang();
+			Hang hang = this.hangs.hang();
 			oneThread.execute(hang::hang);
 			assertThat(hang.entered.await(10, TimeUnit.SECONDS)).isTrue();
 			DeadlinePool<Integer> pool = new DeadlinePool<>("q", this.factory, ConnectionPoolSettings.builder().build(),
@@ -249,7 +249,7 @@ class ConnectionPoolTests {
 			DeadlinePool<Integer> pool = track(new DeadlinePool<>("u", this.factory,
 					ConnectionPoolSettings.builder().build(), Ticker.system(), List.of(),
 					ContextSnapshotFactory.builder().build(), oneThread));
-			Hang hang = hang();
+			Hang hang = this.hangs.hang();
 			AtomicReference<Thread> hungOn = new AtomicReference<>();
 			assertThatExceptionOfType(OperationTimeoutException.class)
 				.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
@@ -351,7 +351,7 @@ class ConnectionPoolTests {
 		ConnectionPool<Object> pool = track(ConnectionPool.permits("permits")
 			.settings(ConnectionPoolSettings.builder().maxSize(2).build())
 			.build());
-		Hang hang = hang(2);
+		Hang hang = this.hangs.hang(2);
 		this.callers.submit(() -> pool.withConnection(LONG, (permit) -> hang.hang()));
 		this.callers.submit(() -> pool.withConnection(LONG, (permit) -> hang.hang()));
 		assertThat(hang.entered.await(10, TimeUnit.SECONDS)).isTrue();
@@ -400,7 +400,7 @@ class ConnectionPoolTests {
 	@Test
 	void anInterruptedCallerAbandonsRunningWork() throws Exception {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		AtomicReference<Throwable> failure = new AtomicReference<>();
 		AtomicBoolean flagSet = new AtomicBoolean();
 		Thread caller = new Thread(() -> {
@@ -588,7 +588,7 @@ class ConnectionPoolTests {
 	@Test
 	void closingEndsThePoolsThreads() {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()));
 		await().untilAsserted(() -> assertThat(this.factory.created).hasValue(2));
@@ -613,7 +613,7 @@ class ConnectionPoolTests {
 	@Test
 	void aListenerThatThrowsNeitherLeaksTheConnectionNorChangesATimeout() throws Exception {
 		ConnectionPool<Integer> pool = throwingListenerPool();
-		Hang hung = hang();
+		Hang hung = this.hangs.hang();
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hung.hang()));
 		hung.release();
@@ -708,19 +708,9 @@ class ConnectionPoolTests {
 		return pool;
 	}
 
-	private Hang hang() {
-		return hang(1);
-	}
-
-	private Hang hang(int entries) {
-		Hang hang = new Hang(entries);
-		this.hangs.add(hang);
-		return hang;
-	}
-
 	/** Holds the pool's only connection from another caller until the hang is released. */
 	private Hang hold(ConnectionPool<Integer> pool) throws InterruptedException {
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		this.callers.submit(() -> pool.withConnection(LONG, (connection) -> hang.hang()));
 		assertThat(hang.entered.await(10, TimeUnit.SECONDS)).isTrue();
 		this.events.clear();

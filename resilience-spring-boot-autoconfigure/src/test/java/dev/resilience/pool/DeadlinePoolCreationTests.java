@@ -38,7 +38,7 @@ class DeadlinePoolCreationTests {
 
 	private final CountingFactory factory = new CountingFactory();
 
-	private final List<Hang> hangs = new CopyOnWriteArrayList<>();
+	private final Hangs hangs = new Hangs();
 
 	private final List<ConnectionPool<?>> pools = new CopyOnWriteArrayList<>();
 
@@ -47,7 +47,7 @@ class DeadlinePoolCreationTests {
 
 	@AfterEach
 	void release() {
-		this.hangs.forEach(Hang::release);
+		this.hangs.releaseAll();
 		this.pools.forEach(ConnectionPool::close);
 	}
 
@@ -176,7 +176,7 @@ class DeadlinePoolCreationTests {
 	void aReplacementThatHangsHoldsUpNoInvalidationBehindIt() {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).minIdle(2).build());
 		Hang replacement = hangCreations();
-		Hang work = hang(2);
+		Hang work = this.hangs.hang(2);
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
 		await().atMost(BACK_WITHIN).until(() -> replacement.entered.getCount() == 0);
@@ -216,7 +216,7 @@ class DeadlinePoolCreationTests {
 	void aLargerPoolMakesAsManyConnectionsAtOnceAsItsNewSize() {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(1).build());
 		pool.updateSettings(ConnectionPoolSettings.builder().maxSize(2).build());
-		Hang hang = hang(2);
+		Hang hang = this.hangs.hang(2);
 		this.factory.onCreate(hang::hang);
 		for (int i = 0; i < 2; i++) {
 			CompletableFuture.runAsync(() -> pool.withConnection(LONG, (connection) -> connection));
@@ -255,7 +255,7 @@ class DeadlinePoolCreationTests {
 	void anAsynchronousCheckoutIsNotLeftWaitingBehindAReplacementThatHangs() throws Exception {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(3).build());
 		ConnectionLease<Integer> held = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-		Hang replacement = hang();
+		Hang replacement = this.hangs.hang();
 		AtomicBoolean hangs = new AtomicBoolean(true);
 		this.factory.onCreate(() -> {
 			if (hangs.getAndSet(false)) {
@@ -347,7 +347,7 @@ class DeadlinePoolCreationTests {
 	void theBorrowingThreadDoesNotSpinWhileTheOnlyRoomIsTakenByADestroyAndACreation() throws Exception {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).build());
 		ConnectionLease<Integer> lease = pool.checkoutAsync(LONG).get(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-		Hang destroying = hang();
+		Hang destroying = this.hangs.hang();
 		this.factory.onDestroy(destroying::hang);
 		lease.invalidate();
 		assertThat(destroying.entered.await(BACK_WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
@@ -375,21 +375,11 @@ class DeadlinePoolCreationTests {
 
 	/** From now on, the factory hangs in create until the returned hang is released. */
 	private Hang hangCreations() {
-		Hang hang = hang();
+		Hang hang = this.hangs.hang();
 		this.factory.onCreate(() -> {
 			this.createThreads.add(Thread.currentThread().getName());
 			hang.hang();
 		});
-		return hang;
-	}
-
-	private Hang hang() {
-		return hang(1);
-	}
-
-	private Hang hang(int entries) {
-		Hang hang = new Hang(entries);
-		this.hangs.add(hang);
 		return hang;
 	}
 

@@ -27,13 +27,13 @@ class DeadlinePoolLateWorkAndClosingTests {
 
 	private static final Duration SHORT = Duration.ofMillis(400);
 
-	private final List<Hang> hangs = new CopyOnWriteArrayList<>();
+	private final Hangs hangs = new Hangs();
 
 	private final List<ConnectionPool<?>> pools = new CopyOnWriteArrayList<>();
 
 	@AfterEach
 	void release() {
-		this.hangs.forEach(Hang::release);
+		this.hangs.releaseAll();
 		this.pools.forEach(ConnectionPool::close);
 	}
 
@@ -52,7 +52,7 @@ class DeadlinePoolLateWorkAndClosingTests {
 				ConnectionPoolSettings.builder().maxSize(1).maxIdleTime(Duration.ofMillis(200)).build(), Ticker.system(),
 				List.of(), ContextSnapshotFactory.builder().build(), workers));
 		// Two calls hang past their deadline and hold both worker threads.
-		Hang hang = hang(2);
+		Hang hang = this.hangs.hang(2);
 		for (int i = 0; i < 2; i++) {
 			assertThatExceptionOfType(OperationTimeoutException.class)
 				.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> hang.hang()));
@@ -90,7 +90,7 @@ class DeadlinePoolLateWorkAndClosingTests {
 		ConnectionPool<Integer> pool = track(ConnectionPool.builder("closing", factory)
 			.settings(ConnectionPoolSettings.builder().maxSize(1).build())
 			.build());
-		Hang hang = hang(1);
+		Hang hang = this.hangs.hang(1);
 		Thread holder = new Thread(() -> {
 			try {
 				pool.withConnection(Duration.ofSeconds(30), (connection) -> hang.hang());
@@ -127,12 +127,6 @@ class DeadlinePoolLateWorkAndClosingTests {
 	private <P extends ConnectionPool<?>> P track(P pool) {
 		this.pools.add(pool);
 		return pool;
-	}
-
-	private Hang hang(int entries) {
-		Hang hang = new Hang(entries);
-		this.hangs.add(hang);
-		return hang;
 	}
 
 }
