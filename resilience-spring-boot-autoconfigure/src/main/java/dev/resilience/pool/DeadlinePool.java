@@ -66,7 +66,8 @@ import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
  * queued checkout signals after queueing, the one giving back after giving back: the later of the
  * two sees the other). A drain borrows idle connections while checkouts wait, and offers each to
  * the first checkout still waiting; when none is idle, it has connections made for the checkouts
- * that the creations in progress will not serve, if the pool has room. Whichever of that hand-off, the checkout's deadline or the caller cancelling is first decides, by the lease's
+ * that the creations in progress will not serve, if the pool has room. Whichever of that
+ * hand-off, the checkout's deadline or the caller cancelling is first decides, by the lease's
  * compare-and-set, and the loser gives the connection on to the next checkout or back. Blocking
  * and asynchronous callers share the connections: a connection given back wakes a blocked caller
  * and signals a drain, and the first to take it has it.
@@ -124,7 +125,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private final ExecutorService workers;
 
-	/** Where connections are made for blocking checkouts, which wait for them until their deadline. */
+	/**
+	 * Where connections are made: for blocking checkouts, which wait for them until their deadline,
+	 * and for nobody in particular ({@link #replenish}).
+	 */
 	private final CreatingThreads<T> creatingThreads;
 
 	/**
@@ -623,13 +627,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		if (this.pool.getNumIdle() == 0) {
 			return null;
 		}
-		this.creationDeadline.set(System.nanoTime());
 		try {
-			return this.pool.borrowObject(ROOM_WAIT);
+			return refusingCreations(() -> this.pool.borrowObject(ROOM_WAIT));
 		}
 		catch (NoSuchElementException | CreatingThreads.NotMade ex) {
 			// Taken by another thread first.
 			return null;
+		}
+	}
+
+	/**
+	 * Runs code of Commons Pool on this thread with creations refused ({@link HandleFactory} makes
+	 * none, taking only a connection made too late for its caller): the thread waits for none.
+	 */
+	private <R> R refusingCreations(Callable<R> code) throws Exception {
+		this.creationDeadline.set(System.nanoTime());
+		try {
+			return code.call();
 		}
 		finally {
 			this.creationDeadline.remove();
@@ -751,15 +765,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	private CompletableFuture<Void> destroyLater(Handle<T> handle, boolean replace) {
 		CompletableFuture<Void> destroyed = new CompletableFuture<>();
 		Runnable invalidation = () -> {
-			// Commons Pool makes a replacement as part of invalidating: refused here, or a factory
-			// that hangs would hold up every invalidation behind it (and the places they free).
-			this.creationDeadline.set(System.nanoTime());
-			try {
-				invalidateQuietly(handle);
-			}
-			finally {
-				this.creationDeadline.remove();
-			}
+			invalidateQuietly(handle);
 			destroyed.complete(null);
 			if (replace && hasRoom()) {
 				replenish(false);
@@ -843,15 +849,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 * never makes anew here.
 	 */
 	private void addUnclaimed() {
-		this.creationDeadline.set(System.nanoTime());
 		try {
-			this.pool.addObject();
+			refusingCreations(() -> {
+				this.pool.addObject();
+				return null;
+			});
 		}
 		catch (Exception ex) {
 			// Closed, or taken by another creation already (the pool is full then, or one was made).
-		}
-		finally {
-			this.creationDeadline.remove();
 		}
 		if (this.pool.isClosed()) {
 			// Closed while the connection was added: Commons Pool does not look again.
@@ -1019,9 +1024,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		}
 	}
 
+	/**
+	 * Invalidates a connection, refusing the replacement Commons Pool makes as part of it: made
+	 * here, a factory that hangs would hold this thread (the replacing thread: every invalidation
+	 * behind it, and the places they free); replacements are made by {@link #replenish}.
+	 */
 	private void invalidateQuietly(Handle<T> handle) {
 		try {
-			this.pool.invalidateObject(handle);
+			refusingCreations(() -> {
+				this.pool.invalidateObject(handle);
+				return null;
+			});
 		}
 		catch (Exception ex) {
 			// The place is free already; the next caller that needs a connection makes one.
