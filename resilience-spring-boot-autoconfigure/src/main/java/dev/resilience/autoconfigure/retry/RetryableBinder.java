@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -113,10 +114,17 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			return List.of();
 		}
 		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		// A suspend function's JVM parameters end with its Continuation; a suspend fallback's too,
+		// after the exception parameter.
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
 		Class<?>[] parameters = method.getParameterTypes();
+		if (suspending) {
+			parameters = Arrays.copyOf(parameters, parameters.length - 1);
+		}
 		List<Method> found = new ArrayList<>();
 		for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(userClass)) {
-			if (candidate.getName().equals(name) && fitsParameters(candidate, parameters)) {
+			if (candidate.getName().equals(name) && suspending == KotlinDetector.isSuspendingFunction(candidate)
+					&& fitsParameters(candidate, parameters, suspending)) {
 				found.add(candidate);
 			}
 		}
@@ -138,9 +146,9 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		return found;
 	}
 
-	private static boolean fitsParameters(Method candidate, Class<?>[] parameters) {
+	private static boolean fitsParameters(Method candidate, Class<?>[] parameters, boolean suspending) {
 		Class<?>[] candidateParameters = candidate.getParameterTypes();
-		return candidateParameters.length == parameters.length + 1
+		return candidateParameters.length == parameters.length + (suspending ? 2 : 1)
 				&& Arrays.equals(candidateParameters, 0, parameters.length, parameters, 0, parameters.length)
 				&& Throwable.class.isAssignableFrom(candidateParameters[parameters.length]);
 	}

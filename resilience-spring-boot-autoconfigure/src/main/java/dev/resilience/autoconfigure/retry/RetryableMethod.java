@@ -16,6 +16,9 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.core.KotlinDetector;
+
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.Stages;
 import dev.resilience.internal.ScheduledAttempts;
@@ -203,7 +206,9 @@ final class RetryableMethod {
 	}
 
 	private static Class<?> failureType(Method fallback) {
-		return fallback.getParameterTypes()[fallback.getParameterCount() - 1];
+		// A suspend fallback's exception parameter comes before its Continuation.
+		int index = fallback.getParameterCount() - (KotlinDetector.isSuspendingFunction(fallback) ? 2 : 1);
+		return fallback.getParameterTypes()[index];
 	}
 
 	private static Map<String, @Nullable Object> variable(String name, @Nullable Object value) {
@@ -212,6 +217,9 @@ final class RetryableMethod {
 
 	private static @Nullable Object invoke(Method fallback, @Nullable Object target, @Nullable Object[] arguments,
 			Throwable failure) throws Throwable {
+		if (KotlinDetector.isSuspendingFunction(fallback)) {
+			return SuspendingFallback.invoke(fallback, target, arguments, failure);
+		}
 		Object[] fallbackArguments = Arrays.copyOf((arguments != null) ? arguments : new Object[0],
 				fallback.getParameterCount());
 		fallbackArguments[fallbackArguments.length - 1] = failure;
@@ -221,6 +229,23 @@ final class RetryableMethod {
 		catch (InvocationTargetException ex) {
 			throw ex.getCause();
 		}
+	}
+
+	/**
+	 * Calls the suspend fallback of a suspend function, loaded only for one (it needs
+	 * kotlinx-coroutines-reactor): its arguments are the call's without the caller's
+	 * {@code Continuation}, then the failure; it gives the {@code Mono} of the fallback, which the
+	 * caller's {@code toStage} adapts as it does the method's own.
+	 */
+	private static final class SuspendingFallback {
+
+		static Object invoke(Method fallback, @Nullable Object target, @Nullable Object[] arguments, Throwable failure) {
+			int count = fallback.getParameterCount() - 1;
+			Object[] fallbackArguments = Arrays.copyOf((arguments != null) ? arguments : new Object[0], count);
+			fallbackArguments[count - 1] = failure;
+			return CoroutinesUtils.invokeSuspendingFunction(fallback, target, fallbackArguments);
+		}
+
 	}
 
 }
