@@ -6,6 +6,8 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.KotlinDetector;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
 import dev.resilience.Sleeper;
@@ -75,9 +77,15 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 
 	private static void checkResultCanBePolled(Method method, String until, String where) {
 		Class<?> type = method.getReturnType();
-		if (ReturnKind.of(method, PollUntil.class) == ReturnKind.FLUX) {
+		ReturnKind kind = ReturnKind.of(method, PollUntil.class);
+		if (kind == ReturnKind.FLUX) {
 			throw new IllegalStateException(where + " returns a Flux, a stream with no single value to judge; "
 					+ "poll a method returning a Mono, a CompletionStage or the value");
+		}
+		if ((kind == ReturnKind.COMPLETION_STAGE || kind == ReturnKind.MONO) && !KotlinDetector.isSuspendingFunction(method)) {
+			// The value judged is the one the stage or Mono emits: a CompletableFuture<Void> or a
+			// Mono<Void> returns nothing, as a void method does.
+			type = ResolvableType.forMethodReturnType(method).getGeneric(0).toClass();
 		}
 		if ((type == void.class || type == Void.class) && until.isBlank()) {
 			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "

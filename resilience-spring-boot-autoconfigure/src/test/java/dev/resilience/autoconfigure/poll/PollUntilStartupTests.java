@@ -5,6 +5,7 @@ import java.util.concurrent.Future;
 
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -67,6 +68,18 @@ class PollUntilStartupTests {
 	void runWhenVoidMethodHasNoConditionShouldFail() {
 		assertFailure(VoidClient.class, "@PollUntil on VoidClient.refresh() returns nothing, so the default condition "
 				+ "(a present result) could never be met; set until");
+	}
+
+	@Test
+	void runWhenStageOfVoidHasNoConditionShouldFail() {
+		assertFailure(VoidStageClient.class, "@PollUntil on VoidStageClient.refresh() returns nothing, so the default "
+				+ "condition (a present result) could never be met; set until");
+	}
+
+	@Test
+	void runWhenMonoOfVoidHasNoConditionShouldFail() {
+		assertFailure(VoidMonoClient.class, "@PollUntil on VoidMonoClient.refresh() returns nothing, so the default "
+				+ "condition (a present result) could never be met; set until");
 	}
 
 	@Test
@@ -183,6 +196,24 @@ class PollUntilStartupTests {
 
 		@PollUntil
 		public void refresh() {
+		}
+
+	}
+
+	static class VoidStageClient {
+
+		@PollUntil
+		public CompletableFuture<Void> refresh() {
+			return CompletableFuture.completedFuture(null);
+		}
+
+	}
+
+	static class VoidMonoClient {
+
+		@PollUntil
+		public Mono<Void> refresh() {
+			return Mono.empty();
 		}
 
 	}
