@@ -49,13 +49,16 @@ public class RetriesExhaustedException extends RuntimeException {
 	}
 
 	/**
-	 * Returns the exhaustion carried by a failure as a suppressed exception.
+	 * Returns the exhaustion carried by a failure as a suppressed exception: the one added last,
+	 * which is the latest call's when one exception instance ended several calls (a cached
+	 * exception), and the outermost retry's when retries are nested.
 	 * @param failure the exception a retried call threw
 	 * @return the exhaustion, or {@code null} when the failure carries none
 	 */
 	public static @Nullable RetriesExhaustedException of(Throwable failure) {
-		for (Throwable suppressed : failure.getSuppressed()) {
-			if (suppressed instanceof RetriesExhaustedException exhausted) {
+		Throwable[] suppressed = failure.getSuppressed();
+		for (int i = suppressed.length - 1; i >= 0; i--) {
+			if (suppressed[i] instanceof RetriesExhaustedException exhausted) {
 				return exhausted;
 			}
 		}

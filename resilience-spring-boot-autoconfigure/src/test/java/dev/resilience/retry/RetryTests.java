@@ -97,6 +97,25 @@ class RetryTests {
 	}
 
 	@Test
+	void aFailureThrownByTwoCallsCarriesTheHistoryOfTheLastOne() {
+		// One exception instance thrown by every attempt of two calls, as a cached exception is.
+		IOException shared = new IOException("down");
+		Retry retry = retry(policy().maxRetries(1));
+		catchFailure(retry, () -> {
+			this.ticker.advance(ms(10));
+			throw shared;
+		});
+		Throwable thrown = catchFailure(retry, () -> {
+			this.ticker.advance(ms(50));
+			throw shared;
+		});
+		assertThat(thrown).isSameAs(shared);
+		RetriesExhaustedException exhausted = RetriesExhaustedException.of(thrown);
+		assertThat(exhausted.getMessage()).isEqualTo("Tried 2 times over 200ms");
+		assertThat(exhausted.getAttempts()).extracting(RetryAttempt::duration).containsOnly(ms(50));
+	}
+
+	@Test
 	void zeroRetriesFailWithoutRetry() {
 		IOException failure = new IOException("down");
 		Throwable thrown = catchFailure(retry(policy().maxRetries(0)), () -> {
