@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.KotlinDetector;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 
@@ -82,12 +83,16 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 			throw new IllegalStateException(where + " returns a Flux, a stream with no single value to judge; "
 					+ "poll a method returning a Mono, a CompletionStage or the value");
 		}
-		if ((kind == ReturnKind.COMPLETION_STAGE || kind == ReturnKind.MONO) && !KotlinDetector.isSuspendingFunction(method)) {
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			// The value judged is the function's Kotlin return value: Unit is nothing.
+			type = new MethodParameter(method, -1).getParameterType();
+		}
+		else if (kind == ReturnKind.COMPLETION_STAGE || kind == ReturnKind.MONO) {
 			// The value judged is the one the stage or Mono emits: a CompletableFuture<Void> or a
 			// Mono<Void> returns nothing, as a void method does.
 			type = ResolvableType.forMethodReturnType(method).getGeneric(0).toClass();
 		}
-		if ((type == void.class || type == Void.class) && until.isBlank()) {
+		if ((type == void.class || type == Void.class || type.getName().equals("kotlin.Unit")) && until.isBlank()) {
 			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "
 					+ "could never be met; set until");
 		}
