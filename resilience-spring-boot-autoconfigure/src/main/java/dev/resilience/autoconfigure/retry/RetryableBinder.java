@@ -50,6 +50,10 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);
+			if (annotation != null && isFallbackOf(annotation, method)) {
+				// The type's annotation names this method as its fallback: it is called, not retried.
+				return null;
+			}
 		}
 		if (annotation == null) {
 			return null;
@@ -144,6 +148,18 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			ReflectionUtils.makeAccessible(fallback);
 		}
 		return found;
+	}
+
+	/** Whether the method could be a fallback the annotation names: its name, and a trailing exception parameter. */
+	private boolean isFallbackOf(Retryable annotation, Method method) {
+		String name = this.attributes.resolve(annotation.fallbackMethod(), "@Retryable on "
+				+ AnnotationAttributeResolver.describe(method) + " (fallbackMethod)");
+		if (name.isBlank() || !method.getName().equals(name)) {
+			return false;
+		}
+		Class<?>[] parameters = method.getParameterTypes();
+		int failure = parameters.length - (KotlinDetector.isSuspendingFunction(method) ? 2 : 1);
+		return failure >= 0 && Throwable.class.isAssignableFrom(parameters[failure]);
 	}
 
 	private static boolean fitsParameters(Method candidate, Class<?>[] parameters, boolean suspending) {
