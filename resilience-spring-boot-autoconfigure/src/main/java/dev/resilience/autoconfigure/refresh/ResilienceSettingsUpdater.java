@@ -165,7 +165,7 @@ public class ResilienceSettingsUpdater {
 		this.targets.forEach((kind, target) -> {
 			for (String name : target.names().get()) {
 				ConfigurationPropertyName prefix = kind.prefix(name);
-				if (keys.stream().anyMatch((key) -> belongsTo(key, prefix))) {
+				if (keys.stream().anyMatch((key) -> kind.owns(ConfigurationPropertyName.adapt(key, '.'), name))) {
 					try {
 						apply(kind, name, this.overrides.getOrDefault(prefix, Map.of()), Set.of());
 					}
@@ -176,11 +176,6 @@ public class ResilienceSettingsUpdater {
 			}
 		});
 		return refused;
-	}
-
-	private static boolean belongsTo(String key, ConfigurationPropertyName prefix) {
-		ConfigurationPropertyName name = ConfigurationPropertyName.adapt(key, '.');
-		return prefix.equals(name) || prefix.isAncestorOf(name);
 	}
 
 	private Kind kindOf(String name) {
@@ -201,12 +196,13 @@ public class ResilienceSettingsUpdater {
 	}
 
 	private void apply(Kind kind, String name, Map<String, String> overrides, Set<ConfigurationPropertyName> requested) {
-		bindAndApply(Objects.requireNonNull(this.targets.get(kind)), kind.prefix(name), name, overrides, requested);
+		bindAndApply(Objects.requireNonNull(this.targets.get(kind)), kind, name, overrides, requested);
 	}
 
-	private <P, S> void bindAndApply(Target<P, S> target, ConfigurationPropertyName prefix, String name,
-			Map<String, String> overrides, Set<ConfigurationPropertyName> requested) {
-		P properties = bind(target.type(), prefix, overrides, requested);
+	private <P, S> void bindAndApply(Target<P, S> target, Kind kind, String name, Map<String, String> overrides,
+			Set<ConfigurationPropertyName> requested) {
+		ConfigurationPropertyName prefix = kind.prefix(name);
+		P properties = bind(target.type(), kind, name, overrides, requested);
 		S settings = target.mapping().toSettings(properties, name);
 		S previous = target.current().apply(name);
 		try {
@@ -237,17 +233,21 @@ public class ResilienceSettingsUpdater {
 	 * there now (the first source that has a property wins, as in the environment), with the
 	 * overrides over them. One source, because a list (such as {@code windows}) binds from the
 	 * first source that has any of its elements: laid over the environment, an override of
-	 * {@code windows[0].limit} would lose {@code windows[0].period}.
+	 * {@code windows[0].limit} would lose {@code windows[0].period}. A property is the name's when
+	 * Spring Boot binds it to that name's entry however it is spelt ({@code partnerApi.max-wait} or
+	 * {@code [partnerApi].max-wait}); it is kept under {@code prefix}.
 	 */
-	private <P> P bind(Class<P> type, ConfigurationPropertyName prefix, Map<String, String> overrides,
+	private <P> P bind(Class<P> type, Kind kind, String entry, Map<String, String> overrides,
 			Set<ConfigurationPropertyName> requested) {
+		ConfigurationPropertyName prefix = kind.prefix(entry);
 		Map<String, Object> values = new LinkedHashMap<>();
 		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(this.environment)) {
 			if (source instanceof IterableConfigurationPropertySource iterable) {
-				iterable.filter(prefix::isAncestorOf).forEach((property) -> {
+				iterable.filter((property) -> kind.owns(property, entry)).forEach((property) -> {
 					ConfigurationProperty value = iterable.getConfigurationProperty(property);
-					if (value != null) {
-						values.putIfAbsent(property.toString(), value.getValue());
+					if (value != null && property.getNumberOfElements() > prefix.getNumberOfElements()) {
+						values.putIfAbsent(prefix.append(property.subName(prefix.getNumberOfElements())).toString(),
+								value.getValue());
 					}
 				});
 			}
@@ -316,6 +316,18 @@ public class ResilienceSettingsUpdater {
 
 		Kind(String prefix) {
 			this.prefix = prefix;
+		}
+
+		/**
+		 * Whether Spring Boot binds the property to the entry of this name, as it binds a map
+		 * whose key is the element after the prefix in its original form: {@code partnerApi}
+		 * written plainly or in brackets, {@code partner.api} in brackets.
+		 */
+		boolean owns(ConfigurationPropertyName property, String name) {
+			ConfigurationPropertyName root = ConfigurationPropertyName.of(this.prefix);
+			return root.isAncestorOf(property)
+					&& property.getElement(root.getNumberOfElements(), ConfigurationPropertyName.Form.ORIGINAL)
+						.equals(name);
 		}
 
 		ConfigurationPropertyName prefix(String name) {

@@ -192,6 +192,34 @@ class ResilienceEnvironmentChangeTests {
 		});
 	}
 
+	/**
+	 * A name that is not in the canonical form of property names, such as {@code partnerApi},
+	 * binds at startup as that map key, written plainly or in brackets; a change must find its
+	 * properties the same way (it bound nothing, and refused every change as a limiter without
+	 * constraints, or left a refresh unapplied).
+	 */
+	@Test
+	void runWhenANameIsInCamelCaseShouldChangeItsSettings() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.partnerApi.windows[0].limit=3",
+					"resilience.rate-limiters.partnerApi.windows[0].period=1m",
+					"resilience.rate-limiters[bracketedApi].windows[0].limit=3",
+					"resilience.rate-limiters[bracketedApi].windows[0].period=1m")
+			.run((context) -> {
+				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
+				ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+				updater.update("partnerApi", Map.of("max-wait", "1s"));
+				assertThat(registry.get("partnerApi").getSettings().maxWait()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(registry.get("partnerApi").getSettings().windows().get(0).limit()).isEqualTo(3);
+				updater.update("bracketedApi", Map.of("windows[0].limit", "4"));
+				assertThat(registry.get("bracketedApi").getSettings().windows().get(0).limit()).isEqualTo(4);
+				change(context, Map.of("resilience.rate-limiters.partnerApi.windows[0].limit", "5"));
+				assertThat(registry.get("partnerApi").getSettings().windows().get(0).limit()).isEqualTo(5);
+				assertThat(registry.get("partnerApi").getSettings().maxWait()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(registry.get("partner").getSettings().windows().get(0).limit()).isEqualTo(3);
+			});
+	}
+
 	@Test
 	void runWithoutSpringCloudContextShouldHaveNoListener() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
