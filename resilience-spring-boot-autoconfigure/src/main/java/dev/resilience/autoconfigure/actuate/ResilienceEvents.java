@@ -19,6 +19,7 @@ import dev.resilience.poll.PollHistory;
 import dev.resilience.poll.PollListener;
 import dev.resilience.pool.ConnectionPoolListener;
 import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.StoreFailureListener;
@@ -173,8 +174,12 @@ public final class ResilienceEvents
 		return value.name().toLowerCase(Locale.ROOT);
 	}
 
-	/** The failure's innermost meaningful cause, as {@code SimpleName: message}, cut short. */
-	private static String describe(Throwable failure) {
+	/**
+	 * The failure's innermost meaningful cause, as {@code SimpleName: message}, cut short; without
+	 * {@code includeKeys}, a rejection's key is taken out of it (a retried rejection's message
+	 * names its key).
+	 */
+	private String describe(Throwable failure) {
 		Throwable cause = failure;
 		while ((cause instanceof CompletionException || cause instanceof ExecutionException)
 				&& cause.getCause() != null) {
@@ -182,6 +187,13 @@ public final class ResilienceEvents
 		}
 		String message = cause.getMessage();
 		String description = cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
+		if (!this.includeKeys) {
+			for (Throwable rejected = cause; rejected != null; rejected = rejected.getCause()) {
+				if (rejected instanceof RateLimitExceededException exceeded && !exceeded.getKey().isEmpty()) {
+					description = description.replace(" for key '" + exceeded.getKey() + "'", "");
+				}
+			}
+		}
 		return (description.length() <= MAX_ERROR_LENGTH) ? description
 				: description.substring(0, MAX_ERROR_LENGTH - 1) + "…";
 	}

@@ -84,6 +84,31 @@ class ResilienceEventsTests {
 			.isEqualTo("alice");
 	}
 
+	/**
+	 * A retry of a rejected call (a {@code @Retryable} over a {@code @RateLimited} method) keeps
+	 * the rejection's description as its error, whose message names the key: without
+	 * include-keys the key must not show there either.
+	 */
+	@Test
+	void errorsOfRetriedRejectionsDoNotShowTheKeyUnlessIncluded() {
+		RateLimiter limiter = limiter(this.events);
+		limiter.tryAcquire("alice", 1);
+		RateLimitExceededException rejected = new RateLimitExceededException(limiter.tryAcquire("alice", 1));
+		RetryAttempt first = new RetryAttempt(1, Duration.ZERO, Duration.ZERO, RetryAttempt.Outcome.FAILED, rejected);
+		RetryAttempt second = new RetryAttempt(2, Duration.ofSeconds(10), Duration.ZERO, RetryAttempt.Outcome.FAILED,
+				new CompletionException(rejected));
+		this.events.onAttempt("partner-retry", first);
+		this.events.onAttempt("partner-retry", second);
+		this.events.onCallEnded("partner-retry", RetryCallOutcome.FAILED_WITH_RETRY, List.of(first, second));
+		assertThat(this.events.recent(null, null).events()).isNotEmpty()
+			.allSatisfy((event) -> assertThat(event.toString()).doesNotContain("alice"));
+		assertThat(this.events.recent("partner-retry", null).events()).extracting((event) -> event.details().get("error"))
+			.containsOnly("RateLimitExceededException: Rate limiter 'partner' rejected the call; retry after PT10S");
+		ResilienceEvents withKeys = new ResilienceEvents(10, true, this.clock);
+		withKeys.onAttempt("partner-retry", second);
+		assertThat(withKeys.recent(null, null).events().get(0).details().get("error")).asString().contains("'alice'");
+	}
+
 	@Test
 	void rateLimiterDoesNotCallItForAnAdmissionWithoutWait() {
 		assertThat(this.events.admissionsWithoutWait()).isFalse();
