@@ -100,6 +100,29 @@ public final class RetryRegistry {
 	}
 
 	/**
+	 * Puts back a named policy and the budget it had, with what the budget counted, as they were
+	 * before an {@link #updatePolicy} that was then refused.
+	 * @param name the policy's name
+	 * @param policy the policy as it was
+	 * @param budget its budget as it was, or {@code null} for none
+	 * @throws IllegalArgumentException listing the configured names when there is no such policy
+	 */
+	public synchronized void restorePolicy(String name, RetryPolicy policy, @Nullable RetryBudget budget) {
+		getPolicy(name);
+		Map<String, RetryPolicy> policies = new LinkedHashMap<>(this.policies);
+		policies.put(name, Objects.requireNonNull(policy, "policy"));
+		Map<String, RetryBudget> budgets = new LinkedHashMap<>(this.budgets);
+		if (budget == null) {
+			budgets.remove(name);
+		}
+		else {
+			budgets.put(name, budget);
+		}
+		this.budgets = Collections.unmodifiableMap(budgets);
+		this.policies = Collections.unmodifiableMap(policies);
+	}
+
+	/**
 	 * Returns the budget shared by the retries of a named policy.
 	 * @param name the policy's name
 	 * @return the budget, or {@code null} when the name has none

@@ -70,6 +70,24 @@ class RetryRegistryUpdateTests {
 	}
 
 	@Test
+	void aRestoredPolicyGetsBackItsBudgetWithWhatItCounted() {
+		RetryPolicy before = this.registry.getPolicy("partner");
+		RetryBudget budget = this.registry.getBudget("partner");
+		assertThat(budget.tryRetry()).isTrue();
+		this.registry.updatePolicy("partner", policy(3, new RetryBudgetSettings(0, Duration.ofSeconds(10), 2)));
+		this.registry.restorePolicy("partner", before, budget);
+		assertThat(this.registry.getPolicy("partner")).isSameAs(before);
+		assertThat(this.registry.getBudget("partner")).isSameAs(budget);
+		assertThat(budget.available()).isEqualTo(9);
+		this.registry.updatePolicy("billing", policy(1, this.oneASecond));
+		this.registry.restorePolicy("billing", policy(1, null), null);
+		assertThat(this.registry.getBudget("billing")).isNull();
+		assertThat(this.registry.getNames()).containsExactly("partner", "billing");
+		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.restorePolicy("nope", before, null))
+			.withMessage("No retry policy named 'nope'; configured are [partner, billing]");
+	}
+
+	@Test
 	void anUnknownNameCannotBeUpdated() {
 		assertThatIllegalArgumentException().isThrownBy(() -> this.registry.updatePolicy("nope", policy(1, null)))
 			.withMessage("No retry policy named 'nope'; configured are [partner, billing]");

@@ -42,6 +42,8 @@ import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.retry.RetryBudget;
+import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;
 
 /**
@@ -86,9 +88,14 @@ public class ResilienceSettingsUpdater {
 		}
 		RetryRegistry retryRegistry = retries.getIfAvailable();
 		if (retryRegistry != null) {
+			// A refused change puts back the budget too, with what it counted.
 			this.targets.put(Kind.RETRY, new Target<>(RetryProperties.class, retryRegistry::getNames,
 					retryRegistry::getPolicy, RetryProperties::toSettings, retryRegistry::updatePolicy,
-					retryableMethods.getIfAvailable()));
+					retryableMethods.getIfAvailable(), (name) -> {
+						RetryPolicy policy = retryRegistry.getPolicy(name);
+						RetryBudget budget = retryRegistry.getBudget(name);
+						return () -> retryRegistry.restorePolicy(name, policy, budget);
+					}));
 		}
 		PollSettingsRegistry pollRegistry = polls.getIfAvailable();
 		if (pollRegistry != null) {
@@ -204,7 +211,7 @@ public class ResilienceSettingsUpdater {
 		ConfigurationPropertyName prefix = kind.prefix(name);
 		P properties = bind(target.type(), kind, name, overrides, requested);
 		S settings = target.mapping().toSettings(properties, name);
-		S previous = target.current().apply(name);
+		Runnable restore = target.snapshot(name);
 		try {
 			target.update().accept(name, settings);
 		}
@@ -223,7 +230,7 @@ public class ResilienceSettingsUpdater {
 			methods.rebind();
 		}
 		catch (RuntimeException ex) {
-			target.update().accept(name, previous);
+			restore.run();
 			throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
 	}
@@ -365,9 +372,27 @@ public class ResilienceSettingsUpdater {
 	 * @param mapping the mapping of startup
 	 * @param update replaces the settings of a name
 	 * @param methods the annotated methods that read the settings, or {@code null}
+	 * @param restorer makes what puts back the settings of a name as they are now, or {@code null}
+	 * to put back the {@code current} settings
 	 */
 	private record Target<P, S>(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping, Update<S> update,
-			@Nullable AnnotatedMethods<?> methods) {
+			@Nullable AnnotatedMethods<?> methods, @Nullable Function<String, Runnable> restorer) {
+
+		Target(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping,
+				Update<S> update, @Nullable AnnotatedMethods<?> methods) {
+			this(type, names, current, mapping, update, methods, null);
+		}
+
+		/** What puts back the settings of a name as they are now, when a change is refused after it was made. */
+		Runnable snapshot(String name) {
+			Function<String, Runnable> restorer = this.restorer;
+			if (restorer != null) {
+				return restorer.apply(name);
+			}
+			S previous = this.current.apply(name);
+			return () -> this.update.accept(name, previous);
+		}
+
 	}
 
 }

@@ -33,6 +33,7 @@ import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
+import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -220,6 +221,31 @@ class ResilienceEnvironmentChangeTests {
 			});
 	}
 
+	/**
+	 * A change of a policy's budget that an annotated method refuses leaves the policy as it was,
+	 * and its budget with what it counted: a refused change changes nothing.
+	 */
+	@Test
+	void runWhenABudgetChangeIsRefusedByAMethodShouldKeepWhatTheBudgetCounted() {
+		this.contextRunner
+			.withPropertyValues("resilience.retries.budgeted.budget.ratio=0.5",
+					"resilience.retries.budgeted.budget.min-retries-per-second=1")
+			.withBean(SlowRetry.class)
+			.run((context) -> {
+				RetryRegistry retries = context.getBean(RetryRegistry.class);
+				ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+				long full = retries.getBudget("budgeted").available();
+				assertThat(retries.getBudget("budgeted").tryRetry()).isTrue();
+				assertThat(retries.getBudget("budgeted").available()).isEqualTo(full - 1);
+				// the method's delay of 5s does not fit a max-delay of 2s
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> updater.update("budgeted", Map.of("budget.ratio", "0.2", "max-delay", "2s")))
+					.withMessageContaining("SlowRetry.call()");
+				assertThat(retries.getPolicy("budgeted").budget().ratio()).isEqualTo(0.5);
+				assertThat(retries.getBudget("budgeted").available()).isEqualTo(full - 1);
+			});
+	}
+
 	@Test
 	void runWithoutSpringCloudContextShouldHaveNoListener() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
@@ -231,6 +257,15 @@ class ResilienceEnvironmentChangeTests {
 	private static void change(ConfigurableApplicationContext context, Map<String, Object> properties) {
 		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("changed" + System.nanoTime(), properties));
 		context.publishEvent(new EnvironmentChangeEvent(context, Set.copyOf(properties.keySet())));
+	}
+
+	/** A method whose first delay needs a max-delay of at least 5s. */
+	static class SlowRetry {
+
+		@Retryable(name = "budgeted", delay = "5s")
+		public void call() {
+		}
+
 	}
 
 	/** A method that takes 3 of the limiter's calls at once. */
