@@ -39,6 +39,11 @@ public class ResilienceEventsProperties {
 		}
 
 		public void setBufferSize(int bufferSize) {
+			// Checked when bound, so that a wrong size stops startup even when no events are kept.
+			if (bufferSize < 1) {
+				throw new IllegalArgumentException(
+						"resilience.events.buffer-size must be at least 1 but was " + bufferSize);
+			}
 			this.bufferSize = bufferSize;
 		}
 

@@ -78,6 +78,16 @@ class ResilienceEventsAutoConfigurationTests {
 					.contains("resilience.events.buffer-size must be at least 1 but was 0")));
 	}
 
+	/** The properties are checked whether or not the events are shown: nothing is silently ignored. */
+	@Test
+	void runWhenBufferSizeIsZeroAndTheEndpointIsNotExposedShouldStillFailNamingTheProperty() {
+		this.contextRunner.withPropertyValues("resilience.events.buffer-size=0")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.satisfies((failure) -> assertThat(Failures.messages(failure))
+					.contains("resilience.events.buffer-size must be at least 1 but was 0")));
+	}
+
 	@Test
 	void runWhenARateLimiterIsNamedEventsShouldFailNamingIt() {
 		this.contextRunner
