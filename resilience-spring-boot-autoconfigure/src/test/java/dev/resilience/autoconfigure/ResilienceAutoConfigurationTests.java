@@ -5,12 +5,18 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.autoconfigure.support.ContinuationScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +65,20 @@ class ResilienceAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=42")
 			.run((context) -> assertThat(context.getBean(ResilienceProperties.class).getAspectOrder().getRateLimit())
 				.isEqualTo(42));
+	}
+
+	/** Read by the advisors before the properties are bound: a wrong value must still be named. */
+	@ParameterizedTest
+	@ValueSource(strings = { "retry", "poll", "rate-limit", "connection" })
+	void runWhenAspectOrderIsNotANumberShouldFailNamingTheProperty(String aspect) {
+		this.contextRunner
+			.withConfiguration(AutoConfigurations.of(RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
+					PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class))
+			.withPropertyValues("resilience.aspect-order." + aspect + "=first")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.satisfies((failure) -> assertThat(Failures.messages(failure))
+					.anyMatch((message) -> message.contains("resilience.aspect-order." + aspect))));
 	}
 
 	@Test

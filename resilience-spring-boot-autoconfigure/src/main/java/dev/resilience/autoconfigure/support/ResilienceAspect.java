@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.support;
 
 import org.springframework.core.Ordered;
+import org.springframework.core.convert.ConversionException;
 import org.springframework.core.env.Environment;
 
 /**
@@ -44,9 +45,17 @@ public enum ResilienceAspect {
 	 * early to bind them.
 	 * @param environment the environment
 	 * @return the configured order, or the default
+	 * @throws IllegalArgumentException naming the property when its value is not a whole number
 	 */
 	public int order(Environment environment) {
-		return environment.getProperty(this.property, Integer.class, this.defaultOrder);
+		try {
+			return environment.getProperty(this.property, Integer.class, this.defaultOrder);
+		}
+		catch (ConversionException ex) {
+			// the properties are bound too late to name it for us
+			throw new IllegalArgumentException(PropertyErrors.property(this.property, "cannot be '"
+					+ environment.getProperty(this.property) + "': it must be a whole number (an int)"), ex);
+		}
 	}
 
 }
