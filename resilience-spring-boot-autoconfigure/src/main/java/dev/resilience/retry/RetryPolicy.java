@@ -56,6 +56,13 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 		if (retryOn.isEmpty()) {
 			throw new IllegalArgumentException("retry-on must name at least one exception type");
 		}
+		for (Class<? extends Throwable> type : retryOn) {
+			// never retried (see retries): naming one would be silently ignored
+			if (Error.class.isAssignableFrom(type) || InterruptedException.class.isAssignableFrom(type)) {
+				throw new IllegalArgumentException("retry-on names " + type.getName()
+						+ ", which is never retried: Errors and InterruptedException end a call at once");
+			}
+		}
 		retryOn = List.copyOf(retryOn);
 		noRetryOn = List.copyOf(noRetryOn);
 	}

@@ -61,6 +61,21 @@ class RetryPolicyTests {
 		assertThat(RetryPolicy.builder().maxRetries(0).build().maxRetries()).isZero();
 	}
 
+	/** Errors and interrupts are never retried: naming one in retry-on would be silently ignored. */
+	@Test
+	void retryOnANeverRetriedTypeIsRefused() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RetryPolicy.builder().retryOn(List.of(IOException.class, StackOverflowError.class)).build())
+			.withMessage("retry-on names java.lang.StackOverflowError, which is never retried: Errors and "
+					+ "InterruptedException end a call at once");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> RetryPolicy.builder().retryOn(List.of(InterruptedException.class)).build())
+			.withMessageStartingWith("retry-on names java.lang.InterruptedException, which is never retried");
+		assertThat(RetryPolicy.builder().retryOn(List.of(Throwable.class)).build().retryOn())
+			.containsExactly(Throwable.class);
+		assertThat(RetryPolicy.builder().noRetryOn(List.of(Error.class)).build().noRetryOn()).containsExactly(Error.class);
+	}
+
 	@Test
 	void nullsAreRefused() {
 		assertThatNullPointerException().isThrownBy(() -> RetryPolicy.builder().jitter(null)).withMessage("jitter");

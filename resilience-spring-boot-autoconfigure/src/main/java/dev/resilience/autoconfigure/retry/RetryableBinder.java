@@ -140,6 +140,12 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 					+ userClass.getSimpleName() + " has no method " + expected);
 		}
 		for (Method fallback : found) {
+			Class<?> failure = fallback.getParameterTypes()[parameters.length];
+			if (Error.class.isAssignableFrom(failure)) {
+				throw new IllegalStateException(where + " names the fallbackMethod "
+						+ AnnotationAttributeResolver.describe(fallback) + ", whose exception parameter "
+						+ failure.getSimpleName() + " never reaches it: Errors are thrown, never handed to a fallback");
+			}
 			if (!fitsReturnType(method.getReturnType(), fallback.getReturnType())) {
 				throw new IllegalStateException(where + " names the fallbackMethod "
 						+ AnnotationAttributeResolver.describe(fallback) + ", whose return type "

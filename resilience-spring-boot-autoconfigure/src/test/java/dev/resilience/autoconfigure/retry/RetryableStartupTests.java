@@ -69,6 +69,19 @@ class RetryableStartupTests {
 	}
 
 	@Test
+	void runWhenRetryOnNamesAnErrorShouldFailNamingTheMethod() {
+		assertFailure(RetryOnError.class, "@Retryable on RetryOnError.call(): retry-on names java.lang.StackOverflowError,"
+				+ " which is never retried");
+	}
+
+	@Test
+	void runWhenFallbackTakesAnErrorShouldFailNamingIt() {
+		assertFailure(FallbackOfError.class, "@Retryable on FallbackOfError.call(String) names the fallbackMethod"
+				+ " FallbackOfError.recover(String, OutOfMemoryError), whose exception parameter OutOfMemoryError"
+				+ " never reaches it");
+	}
+
+	@Test
 	void runWhenRetryIfDoesNotParseShouldFailNamingIt() {
 		assertFailure(UnparsableCondition.class,
 				"The SpEL expression '#exception.message ==' of @Retryable on UnparsableCondition.call() (retryIf) does not parse");
@@ -124,6 +137,9 @@ class RetryableStartupTests {
 						List.of("Failed to bind properties under 'resilience.retries.partner.retry-on' to"
 								+ " java.util.List<java.lang.Class<java.lang.Throwable>>",
 								"Could not find class [com.example.Missing]")),
+				arguments(List.of("resilience.retries.partner.retry-on=java.io.IOException,java.lang.AssertionError"),
+						List.of("resilience.retries.partner.retry-on names java.lang.AssertionError, which is never retried:"
+								+ " Errors and InterruptedException end a call at once")),
 				arguments(List.of("resilience.retries.partner.budget.ratio=-0.5"),
 						List.of("resilience.retries.partner.budget.ratio must be a finite number of at least 0, but was -0.5")),
 				arguments(
@@ -195,6 +211,28 @@ class RetryableStartupTests {
 		}
 
 		String recover() {
+			return "recovered";
+		}
+
+	}
+
+	static class RetryOnError {
+
+		@Retryable(retryOn = StackOverflowError.class)
+		public String call() {
+			return "";
+		}
+
+	}
+
+	static class FallbackOfError {
+
+		@Retryable(fallbackMethod = "recover")
+		public String call(String id) {
+			return id;
+		}
+
+		String recover(String id, OutOfMemoryError error) {
 			return "recovered";
 		}
 
