@@ -89,7 +89,8 @@ public final class ResilienceEndpointAutoConfiguration {
 	static String endpointPath(Environment environment) {
 		String basePath = environment.getProperty("management.endpoints.web.base-path", "/actuator");
 		String path = environment.getProperty("management.endpoints.web.path-mapping.resilience", "resilience");
-		return ("/".equals(basePath) ? "" : basePath) + "/" + path;
+		// as Actuator reads it: a trailing slash is dropped, so "/" is the root
+		return (basePath.endsWith("/") ? basePath.substring(0, basePath.length() - 1) : basePath) + "/" + path;
 	}
 
 }

@@ -42,8 +42,14 @@ class ResilienceWriteBodyFilter extends OncePerRequestFilter {
 
 	@Override
 	protected boolean shouldNotFilter(HttpServletRequest request) {
-		return !"POST".equals(request.getMethod()) || !request.getRequestURI()
-			.startsWith(request.getContextPath() + this.pathPrefix);
+		if (!"POST".equals(request.getMethod())) {
+			return true;
+		}
+		// Within the servlet's mapping: the DispatcherServlet may serve under a path of its own
+		// (spring.mvc.servlet.path), which Actuator's paths do not include.
+		String withinServlet = (request.getPathInfo() != null) ? request.getPathInfo() : request.getServletPath();
+		return !withinServlet.startsWith(this.pathPrefix)
+				&& !request.getRequestURI().startsWith(request.getContextPath() + this.pathPrefix);
 	}
 
 	@Override
