@@ -78,6 +78,12 @@ public class RateLimitingProperties {
 		}
 
 		public void setKeyPrefix(String keyPrefix) {
+			// Checked when bound (as the Redis store checks it), so that a wrong value stops startup
+			// even while no limiter uses Redis.
+			if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+				throw new IllegalArgumentException("resilience.redis.key-prefix must not contain '{' or '}' (Redis "
+						+ "Cluster would take them for the hash tag) but was '" + keyPrefix + "'");
+			}
 			this.keyPrefix = keyPrefix;
 		}
 
@@ -86,6 +92,10 @@ public class RateLimitingProperties {
 		}
 
 		public void setDecisionTimeout(Duration decisionTimeout) {
+			if (decisionTimeout.isNegative() || decisionTimeout.isZero()) {
+				throw new IllegalArgumentException(
+						"resilience.redis.decision-timeout must be positive but was " + decisionTimeout);
+			}
 			this.decisionTimeout = decisionTimeout;
 		}
 
@@ -94,6 +104,10 @@ public class RateLimitingProperties {
 		}
 
 		public void setConnectTimeout(Duration connectTimeout) {
+			if (connectTimeout.isNegative()) {
+				throw new IllegalArgumentException(
+						"resilience.redis.connect-timeout must not be negative but was " + connectTimeout);
+			}
 			this.connectTimeout = connectTimeout;
 		}
 

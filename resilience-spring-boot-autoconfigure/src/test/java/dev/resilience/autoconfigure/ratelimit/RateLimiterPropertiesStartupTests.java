@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -28,6 +29,24 @@ class RateLimiterPropertiesStartupTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class));
+
+	/**
+	 * The Redis settings are checked even when no limiter uses Redis (or Spring Data Redis is
+	 * absent): a wrong value must not wait for the day a limiter moves to Redis.
+	 */
+	@ParameterizedTest
+	@ValueSource(strings = { "resilience.redis.decision-timeout=0s|resilience.redis.decision-timeout must be positive but was PT0S",
+			"resilience.redis.connect-timeout=-1s|resilience.redis.connect-timeout must not be negative but was PT-1S",
+			"resilience.redis.key-prefix=app{1}:|resilience.redis.key-prefix must not contain '{' or '}'" })
+	void runWhenARedisSettingIsWrongWithoutRedisLimitersShouldFailNamingIt(String line) {
+		String[] parts = line.split("\\|");
+		this.contextRunner.withPropertyValues(X + "windows[0].limit=1", X + "windows[0].period=5s", parts[0])
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure()))
+					.anySatisfy((message) -> assertThat(message).startsWith(parts[1]));
+			});
+	}
 
 	@Test
 	void runWhenLimiterIsValidShouldStart() {
