@@ -150,6 +150,12 @@ public class ResilienceSettingsUpdater {
 			}
 			ConfigurationPropertyName requestedName = ConfigurationPropertyName.of(property);
 			requested.add(requestedName);
+			// A list set whole ("retry-on") and by element ("retry-on[0]") is one property: the later
+			// replaces the earlier (Spring Boot would bind the whole value and ignore the element).
+			merged.keySet().removeIf((earlierPath) -> {
+				ConfigurationPropertyName earlier = prefix.append(earlierPath);
+				return earlier.isAncestorOf(requestedName) || requestedName.isAncestorOf(earlier);
+			});
 			// Kept by the property's canonical path: "windows[0]..limit" names windows[0].limit too,
 			// and two spellings of one property must not both stay, leaving which one binds to chance.
 			merged.put(requestedName.subName(prefix.getNumberOfElements()).toString(),
@@ -259,6 +265,15 @@ public class ResilienceSettingsUpdater {
 				});
 			}
 		}
+		overrides.forEach((path, value) -> {
+			// A value of the environment at a list's own name (retry-on=A,B) would be bound instead
+			// of an element set here (retry-on[0]), and one at an element instead of a whole list.
+			ConfigurationPropertyName overridden = prefix.append(path);
+			values.keySet().removeIf((name) -> {
+				ConfigurationPropertyName bound = ConfigurationPropertyName.of(name);
+				return bound.isAncestorOf(overridden) || overridden.isAncestorOf(bound);
+			});
+		});
 		overrides.forEach((path, value) -> values.put(prefix + "." + path, value));
 		Set<ConfigurationPropertyName> bound = new HashSet<>();
 		Binder binder = new Binder(List.of(new MapConfigurationPropertySource(values)),

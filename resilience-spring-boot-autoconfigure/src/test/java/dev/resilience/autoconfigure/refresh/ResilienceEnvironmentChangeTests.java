@@ -246,6 +246,31 @@ class ResilienceEnvironmentChangeTests {
 			});
 	}
 
+	/**
+	 * A list element is a property as application.properties writes it ({@code retry-on[0]}), and
+	 * replaces the list however it was written before: Spring Boot binds a list from a value of its
+	 * own name rather than from its elements, so that value, from the configuration or an earlier
+	 * update, left the element unbound and the update refused as a property that does not exist.
+	 */
+	@Test
+	void runWhenAnUpdateSetsAnElementOfAListWrittenAsOneValueShouldApplyIt() {
+		this.contextRunner.withPropertyValues("resilience.retries.listed.retry-on=java.io.IOException,java.lang.IllegalStateException")
+			.run((context) -> {
+				ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+				RetryRegistry retries = context.getBean(RetryRegistry.class);
+				updater.update("listed", Map.of("retry-on[0]", "java.io.FileNotFoundException"));
+				assertThat(retries.getPolicy("listed").retryOn()).containsExactly(java.io.FileNotFoundException.class);
+				updater.update("flaky", Map.of("no-retry-on", "java.io.IOException"));
+				updater.update("flaky", Map.of("no-retry-on[0]", "java.io.FileNotFoundException"));
+				assertThat(retries.getPolicy("flaky").noRetryOn()).containsExactly(java.io.FileNotFoundException.class);
+				updater.update("flaky", Map.of("no-retry-on", "java.io.IOException"));
+				assertThat(retries.getPolicy("flaky").noRetryOn()).containsExactly(java.io.IOException.class);
+				assertThatIllegalArgumentException()
+					.isThrownBy(() -> updater.update("flaky", Map.of("retry-on[0].type", "java.io.IOException")))
+					.withMessageContaining("resilience.retries.flaky.retry-on[0].type");
+			});
+	}
+
 	@Test
 	void runWithoutSpringCloudContextShouldHaveNoListener() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader(EnvironmentChangeEvent.class)).run((context) -> {
