@@ -346,6 +346,11 @@ public class ResilienceSettingsUpdater {
 		 * written plainly or in brackets, {@code partner.api} in brackets.
 		 */
 		boolean owns(ConfigurationPropertyName property, String name) {
+			// the canonical name's relaxed forms too, such as RESILIENCE_RATELIMITERS_PARTNERAPI_... for partner-api
+			ConfigurationPropertyName prefix = prefix(name);
+			if (prefix.equals(property) || prefix.isAncestorOf(property)) {
+				return true;
+			}
 			ConfigurationPropertyName root = ConfigurationPropertyName.of(this.prefix);
 			return root.isAncestorOf(property)
 					&& property.getElement(root.getNumberOfElements(), ConfigurationPropertyName.Form.ORIGINAL)

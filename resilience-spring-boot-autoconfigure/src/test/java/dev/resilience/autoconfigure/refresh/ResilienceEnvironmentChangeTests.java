@@ -19,6 +19,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.cloud.context.environment.EnvironmentChangeEvent;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
@@ -218,6 +220,25 @@ class ResilienceEnvironmentChangeTests {
 				assertThat(registry.get("partnerApi").getSettings().windows().get(0).limit()).isEqualTo(5);
 				assertThat(registry.get("partnerApi").getSettings().maxWait()).isEqualTo(Duration.ofSeconds(1));
 				assertThat(registry.get("partner").getSettings().windows().get(0).limit()).isEqualTo(3);
+			});
+	}
+
+	/** A name's properties from the environment variables count too (the first source wins, as in the environment). */
+	@Test
+	void runWhenEnvironmentVariablesSetPropertiesOfANameShouldKeepThemOnAnUpdate() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.partner-api.windows[0].limit=3",
+					"resilience.rate-limiters.partner-api.windows[0].period=1m")
+			.run((context) -> {
+				context.getEnvironment()
+					.getPropertySources()
+					.addFirst(new SystemEnvironmentPropertySource("test-" + StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
+							Map.of("RESILIENCE_RATELIMITERS_PARTNERAPI_WINDOWS_0_LIMIT", "7")));
+				ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+				updater.update("partner-api", Map.of("max-wait", "1s"));
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner-api");
+				assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(7);
+				assertThat(limiter.getSettings().maxWait()).isEqualTo(Duration.ofSeconds(1));
 			});
 	}
 
