@@ -250,10 +250,12 @@ public class ResilienceEndpoint {
 	 * @param leaseTimeout how long a concurrency permit lives when never returned
 	 * @param maxWait how long a call may wait for a permit
 	 * @param maxKeys the most keys an in-memory store holds
+	 * @param onStoreFailure what a remote store decides when its server does not answer in time:
+	 * {@code FAIL_OPEN} or {@code FAIL_CLOSED}
 	 */
 	public record RateLimiterDescriptor(String store, @Nullable TokenBucketDescriptor tokenBucket,
 			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent, Duration leaseTimeout,
-			Duration maxWait, long maxKeys) {
+			Duration maxWait, long maxKeys, String onStoreFailure) {
 
 		static RateLimiterDescriptor of(RateLimiter limiter) {
 			RateLimiterSettings settings = limiter.getSettings();
@@ -266,7 +268,7 @@ public class ResilienceEndpoint {
 				.toList();
 			return new RateLimiterDescriptor(limiter.getStoreType(), tokenBucket, windows,
 					settings.windowAlgorithm().name(), settings.maxConcurrent(), settings.leaseTimeout(),
-					settings.maxWait(), settings.maxKeys());
+					settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name());
 		}
 
 	}

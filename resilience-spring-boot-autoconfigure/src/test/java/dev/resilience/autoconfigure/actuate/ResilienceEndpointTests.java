@@ -46,10 +46,10 @@ class ResilienceEndpointTests {
 			assertThat(descriptor.rateLimiters().keySet()).containsExactly("partner-api", "bucket");
 			assertThat(descriptor.rateLimiters().get("partner-api")).isEqualTo(new RateLimiterDescriptor("memory", null,
 					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, Duration.ofMinutes(1), Duration.ZERO,
-					1_000_000));
+					1_000_000, "FAIL_OPEN"));
 			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(new RateLimiterDescriptor("memory",
 					new TokenBucketDescriptor(10, 5, Duration.ofSeconds(1), "GREEDY"), List.of(), "LOG", 2,
-					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000));
+					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN"));
 		});
 	}
 

@@ -92,6 +92,7 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.rateLimiters.partner-api.leaseTimeout").value("PT1M"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxWait").value("PT0S"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxKeys").value(1_000_000))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.onStoreFailure").value("FAIL_OPEN"))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.capacity").value(5))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillTokens").value(5))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillPeriod").value("PT2S"))
