@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import jakarta.servlet.ServletRequest;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.web.context.request.RequestAttributes;
@@ -37,6 +38,15 @@ final class RateLimitHeaderItems {
 			request.setAttribute(ATTRIBUTE, items, RequestAttributes.SCOPE_REQUEST);
 		}
 		return (RateLimitHeaderItems) items;
+	}
+
+	/**
+	 * Returns the items a request has, without creating them.
+	 * @param request the request
+	 * @return the items, or {@code null} when no call of the request recorded any
+	 */
+	static @Nullable RateLimitHeaderItems find(ServletRequest request) {
+		return (request.getAttribute(ATTRIBUTE) instanceof RateLimitHeaderItems items) ? items : null;
 	}
 
 	/**

@@ -14,7 +14,8 @@ import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 /**
  * Auto-configuration of the Spring MVC support: the 429 handler (and the resolver that answers
  * for it without MVC's exception resolution where the answer is the same) and the
- * {@code RateLimit} header fields on admitted calls.
+ * {@code RateLimit} header fields on admitted calls, those decided away from the request's thread
+ * included.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -38,6 +39,12 @@ public final class RateLimitWebMvcAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitResponseHeaders resilienceRateLimitResponseHeaders() {
 		return new RateLimitResponseHeaders();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitAsyncResponseHeaders resilienceRateLimitAsyncResponseHeaders() {
+		return new RateLimitAsyncResponseHeaders();
 	}
 
 }

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -25,6 +27,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.MvcResult;
 import org.springframework.test.web.servlet.setup.MockMvcBuilders;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -45,10 +48,12 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimited;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.asyncDispatch;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.request;
 import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
 
 /**
@@ -73,7 +78,9 @@ class RateLimitMvcTests {
 				"resilience.rate-limiters.combined.windows[0].period=500ms",
 				"resilience.rate-limiters.concurrent.max-concurrent=1",
 				"resilience.rate-limiters.paced.windows[0].limit=3", "resilience.rate-limiters.paced.windows[0].period=5s",
-				"resilience.rate-limiters.paced.windows[1].limit=10", "resilience.rate-limiters.paced.windows[1].period=1m");
+				"resilience.rate-limiters.paced.windows[1].limit=10", "resilience.rate-limiters.paced.windows[1].period=1m",
+				"resilience.rate-limiters.waiting.windows[0].limit=1",
+				"resilience.rate-limiters.waiting.windows[0].period=200ms", "resilience.rate-limiters.waiting.max-wait=10s");
 
 	@Test
 	void callBeyondLimitShouldBe429WithProblemDetailAndHeaders() {
@@ -186,6 +193,24 @@ class RateLimitMvcTests {
 					"\"greeting-5s\";q=1;w=5, \"paced-5s\";q=3;w=5, \"paced-60s\";q=10;w=60"))
 			.andExpect(header().stringValues("RateLimit",
 					"\"greeting-5s\";r=0;t=5, \"paced-5s\";r=0;t=5, \"paced-60s\";r=7;t=60")));
+	}
+
+	@Test
+	void asynchronousCallAdmittedAfterItsWaitShouldCarryRateLimitLikeOneAdmittedAtOnce() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			for (String path : List.of("/waiting-stage", "/waiting-stage", "/waiting-mono")) {
+				// The first is admitted at once, on the request's thread; the others wait 200 ms for
+				// their slots and are admitted on the scheduler's thread.
+				MvcResult started = mvc.perform(get(path)).andExpect(request().asyncStarted()).andReturn();
+				started.getAsyncResult(5000);
+				mvc.perform(asyncDispatch(started))
+					.andExpect(status().isOk())
+					.andExpect(content().string("waited"))
+					.andExpect(header().stringValues("RateLimit-Policy", "\"waiting-200ms\";q=1;w=1"))
+					.andExpect(header().stringValues("RateLimit", "\"waiting-200ms\";r=0;t=1"));
+			}
+		});
 	}
 
 	@Test
@@ -334,6 +359,16 @@ class RateLimitMvcTests {
 			return this.service.combined();
 		}
 
+		@GetMapping("/waiting-stage")
+		CompletableFuture<String> waitingStage() {
+			return this.service.waiting();
+		}
+
+		@GetMapping("/waiting-mono")
+		Mono<String> waitingMono() {
+			return this.service.waitingMono();
+		}
+
 		@GetMapping("/nested")
 		String nested() {
 			return this.service.concurrent(() -> this.service.concurrent(() -> "inner"));
@@ -356,6 +391,16 @@ class RateLimitMvcTests {
 		@RateLimited("combined")
 		public String combined() {
 			return "combined";
+		}
+
+		@RateLimited("waiting")
+		public CompletableFuture<String> waiting() {
+			return CompletableFuture.completedFuture("waited");
+		}
+
+		@RateLimited("waiting")
+		public Mono<String> waitingMono() {
+			return Mono.just("waited");
 		}
 
 		@RateLimited("concurrent")
