@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,12 +43,14 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 
 	@Override
 	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass) {
+		checkNotRepeatedVerbatim(method, method);
 		List<Limit> own = new ArrayList<>();
 		for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class)) {
 			own.add(bind(annotation, method));
 		}
 		List<Limit> limits = new ArrayList<>();
 		if (AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
+			checkNotRepeatedVerbatim(targetClass, method);
 			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class)) {
 				Limit typeLevel = bind(annotation, method);
 				// The method's own annotation for the same limiter refines the type's.
@@ -62,6 +65,25 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		}
 		checkNoDuplicates(limits);
 		return new RateLimitedMethod(this.registry, limits);
+	}
+
+	/**
+	 * The same annotation written twice on one element: Spring's merged view holds it once, so it
+	 * would silently count once instead of failing as a limiter named twice with the same key does.
+	 */
+	private static void checkNotRepeatedVerbatim(AnnotatedElement element, Method method) {
+		RateLimited[] declared = element.getDeclaredAnnotationsByType(RateLimited.class);
+		for (int i = 0; i < declared.length; i++) {
+			for (int j = i + 1; j < declared.length; j++) {
+				if (declared[i].equals(declared[j])) {
+					String name = declared[i].name().isEmpty() ? declared[i].value() : declared[i].name();
+					String key = declared[i].key();
+					throw new IllegalStateException("@RateLimited on " + AnnotationAttributeResolver.describe(method)
+							+ " names the rate limiter '" + name + "' twice with the same key"
+							+ (key.isBlank() ? "" : " '" + key + "'") + "; a call would count twice against it");
+				}
+			}
+		}
 	}
 
 	/** The same limiter and key twice would count one call twice, and a call could wait for its own permit. */

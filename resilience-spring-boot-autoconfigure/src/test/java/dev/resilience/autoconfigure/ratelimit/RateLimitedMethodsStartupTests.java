@@ -214,6 +214,28 @@ class RateLimitedMethodsStartupTests {
 	}
 
 	@Test
+	void runWhenAMethodCarriesTheSameAnnotationTwiceShouldFailNamingTheMethod() {
+		// Spring's merged view of repeated annotations is a set: identical ones were held once,
+		// so the second was silently ignored instead of failing as above.
+		this.contextRunner.withBean(VerbatimTwiceClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited on VerbatimTwiceClient.fetch(String) names the rate limiter 'partner-api' twice"
+						+ " with the same key '#id'; a call would count twice against it");
+		});
+	}
+
+	@Test
+	void runWhenATypeCarriesTheSameAnnotationTwiceShouldFailNamingAPublicMethod() {
+		this.contextRunner.withBean(VerbatimTwiceTypeClient.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(Failures.messages(context.getStartupFailure()))
+				.contains("@RateLimited on VerbatimTwiceTypeClient.fetch() names the rate limiter 'global' twice"
+						+ " with the same key; a call would count twice against it");
+		});
+	}
+
+	@Test
 	void runWhenMethodNamesTheLimiterOfItsTypeShouldReplaceTheTypesAnnotation() {
 		this.contextRunner.withBean(RefinedClient.class).run((context) -> {
 			assertThat(context).hasNotFailed();
@@ -246,6 +268,26 @@ class RateLimitedMethodsStartupTests {
 	}
 
 	@RateLimited("partner-api")
+	public static class VerbatimTwiceClient {
+
+		@RateLimited(name = "partner-api", key = "#id")
+		@RateLimited(name = "partner-api", key = "#id")
+		public String fetch(String id) {
+			return id;
+		}
+
+	}
+
+	@RateLimited("global")
+	@RateLimited("global")
+	public static class VerbatimTwiceTypeClient {
+
+		public String fetch() {
+			return "";
+		}
+
+	}
+
 	public static class RefinedClient {
 
 		@RateLimited(name = "partner-api", cost = 2)
