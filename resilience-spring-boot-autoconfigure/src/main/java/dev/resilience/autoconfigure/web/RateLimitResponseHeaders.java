@@ -46,9 +46,13 @@ public class RateLimitResponseHeaders implements RateLimitListener {
 		if (attributes instanceof ServletRequestAttributes servletAttributes) {
 			HttpServletResponse response = servletAttributes.getResponse();
 			if (response != null && !response.isCommitted()) {
-				RateLimitHeaderItems items = RateLimitHeaderItems.of(servletAttributes).merge(decision);
-				response.setHeader(RateLimitHeaders.POLICY, items.policy());
-				response.setHeader(RateLimitHeaders.RATE_LIMIT, items.rateLimit());
+				RateLimitHeaderItems items = RateLimitHeaderItems.of(servletAttributes);
+				// One state for both fields, should a call continued elsewhere record meanwhile.
+				synchronized (items) {
+					items.merge(decision);
+					response.setHeader(RateLimitHeaders.POLICY, items.policy());
+					response.setHeader(RateLimitHeaders.RATE_LIMIT, items.rateLimit());
+				}
 			}
 			return;
 		}
