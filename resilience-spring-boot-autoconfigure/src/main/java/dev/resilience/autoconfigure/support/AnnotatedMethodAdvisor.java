@@ -34,9 +34,6 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 
 	private static final long serialVersionUID = 1L;
 
-	/** Captures the caller's thread locals (and a subscriber's Reactor context) for continuations. */
-	private static final ContextSnapshotFactory CONTEXT = ContextSnapshotFactory.builder().build();
-
 	private final transient AnnotatedMethodPointcut pointcut;
 
 	private final transient Supplier<AnnotatedMethods<B>> methods;
@@ -84,13 +81,13 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 		ReturnKind kind = bound.kind();
 		return switch (kind) {
 			case BLOCKING -> this.interceptor.invoke(invocation, binding);
-			case COMPLETION_STAGE -> invokeStage(invocation, binding, methods.scheduler());
+			case COMPLETION_STAGE -> invokeStage(invocation, binding, methods.scheduler(), methods.contextSnapshots());
 			// The advice starts with the subscriber's context, as it would on the caller's thread: an
 			// observation it starts has the subscriber's as its parent.
-			case MONO -> ReactorCalls.mono(CONTEXT, (snapshot, context) -> invokeMono(
+			case MONO -> ReactorCalls.mono(methods.contextSnapshots(), (snapshot, context) -> invokeMono(
 					new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding));
 			case FLUX -> ReactorCalls.flux((context) -> {
-				ContextSnapshot snapshot = CONTEXT.captureAll(context);
+				ContextSnapshot snapshot = methods.contextSnapshots().captureAll(context);
 				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
 					return this.interceptor.invokeFlux(
 							new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding);
@@ -104,8 +101,8 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 	 * caller's context restored, so that what the caller chains on it sees that context too.
 	 */
 	private CompletableFuture<@Nullable Object> invokeStage(MethodInvocation invocation, B binding,
-			ScheduledExecutorService scheduler) {
-		ContextSnapshot context = CONTEXT.captureAll();
+			ScheduledExecutorService scheduler, ContextSnapshotFactory contextSnapshots) {
+		ContextSnapshot context = contextSnapshots.captureAll();
 		CompletableFuture<@Nullable Object> outcome = invokeAsync(
 				new AsyncInvocation(invocation, ReturnKind.COMPLETION_STAGE, scheduler, context, null), binding);
 		CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 
+import io.micrometer.context.ContextSnapshotFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.TargetClassAware;
@@ -43,6 +44,9 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	private volatile Map<Key, Optional<Bound<B>>> bindings = new ConcurrentHashMap<>();
 
 	private final SingletonSupplier<ScheduledExecutorService> scheduler = SingletonSupplier.of(this::findScheduler);
+
+	private final SingletonSupplier<ContextSnapshotFactory> contextSnapshots = SingletonSupplier
+		.of(this::findContextSnapshots);
 
 	/**
 	 * Creates the method cache.
@@ -140,6 +144,37 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		ScheduledExecutorService scheduler = this.scheduler.get();
 		Assert.state(scheduler != null, "no scheduler");
 		return scheduler;
+	}
+
+	/**
+	 * Returns what captures the caller's context for the continuations of asynchronous calls: the
+	 * application's {@code ContextSnapshotFactory} bean (the starter's
+	 * {@code resilienceContextSnapshotFactory}, which carries the MDC too), as the pools use, looked
+	 * up on first use; without one, the accessors of the global {@code ContextRegistry}.
+	 * @return the snapshot factory
+	 */
+	final ContextSnapshotFactory contextSnapshots() {
+		ContextSnapshotFactory contextSnapshots = this.contextSnapshots.get();
+		Assert.state(contextSnapshots != null, "no context snapshot factory");
+		return contextSnapshots;
+	}
+
+	private ContextSnapshotFactory findContextSnapshots() {
+		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
+		return (beanFactory != null)
+				? beanFactory.getBeanProvider(ContextSnapshotFactory.class).getIfUnique(GlobalContext::factory)
+				: GlobalContext.factory();
+	}
+
+	/** Captures the accessors of the global {@code ContextRegistry}, made when first asked for. */
+	private static final class GlobalContext {
+
+		static final ContextSnapshotFactory INSTANCE = ContextSnapshotFactory.builder().build();
+
+		static ContextSnapshotFactory factory() {
+			return INSTANCE;
+		}
+
 	}
 
 	private ScheduledExecutorService findScheduler() {

@@ -1,0 +1,172 @@
+package dev.resilience.autoconfigure;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.OperationTimeoutException;
+import dev.resilience.pool.WithConnection;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.retry.Retryable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Several resilience annotations on one method, and the caller's context across them.
+ */
+class CombinedAnnotationsTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class, PollAutoConfiguration.class,
+				ConnectionPoolAutoConfiguration.class))
+		.withBean(Service.class)
+		.withPropertyValues("resilience.rate-limiters.ten.token-bucket.capacity=10",
+				"resilience.rate-limiters.ten.token-bucket.refill-tokens=10",
+				"resilience.rate-limiters.ten.token-bucket.refill-period=1h", "resilience.retries.quick.max-retries=2",
+				"resilience.retries.quick.delay=5ms", "resilience.retries.quick.jitter=none",
+				"resilience.pools.one.max-size=1");
+
+	@Test
+	void asyncRetryAttemptsSeeTheCallersMdc() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-7");
+			CompletableFuture<String> call;
+			try {
+				call = service.flakyStageReadingMdc();
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
+			assertThat(service.seen()).containsExactly("r-7", "r-7", "r-7");
+		});
+	}
+
+	@Test
+	void everyRetryAttemptAsksTheLimiterAgain() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.flakyLimitedPooled()).isEqualTo("ok");
+			assertThat(service.calls().get()).isEqualTo(3);
+			assertThat(context.getBean(RateLimiterRegistry.class).get("ten").inspect("").getRemaining())
+				.isEqualTo(7);
+		});
+	}
+
+	@Test
+	void rateLimitOrderedOutsideRetryDecidesOnceForAllAttempts() {
+		this.contextRunner.withPropertyValues("resilience.aspect-order.rate-limit=0").run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.flakyLimitedPooled()).isEqualTo("ok");
+			assertThat(service.calls().get()).isEqualTo(3);
+			assertThat(context.getBean(RateLimiterRegistry.class).get("ten").inspect("").getRemaining())
+				.isEqualTo(9);
+		});
+	}
+
+	@Test
+	void operationTimeoutIsRetriedWithAFreshDeadline() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.slowThenFast()).isEqualTo("ok");
+			assertThat(service.calls().get()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void currentOutsideAnAnnotatedMethodIsAnIllegalState() {
+		this.contextRunner.run((context) -> {
+			ConnectionPool<?> pool = context.getBean("one", ConnectionPool.class);
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(pool::current);
+		});
+	}
+
+	@Test
+	void asyncRetryFallbackSeesTheCallersMdc() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-8");
+			CompletableFuture<String> call;
+			try {
+				call = service.failingStageWithFallback();
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo("fallback r-8");
+		});
+	}
+
+	static class Service {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		final List<String> seen = new CopyOnWriteArrayList<>();
+
+		AtomicInteger calls() {
+			return this.calls;
+		}
+
+		List<String> seen() {
+			return this.seen;
+		}
+
+		@Retryable(name = "quick", retryOn = IOException.class)
+		public CompletableFuture<String> flakyStageReadingMdc() {
+			this.seen.add(String.valueOf(MDC.get("requestId")));
+			if (this.calls.incrementAndGet() < 3) {
+				return CompletableFuture.failedFuture(new IOException("down"));
+			}
+			return CompletableFuture.completedFuture("ok");
+		}
+
+		@Retryable(name = "quick", retryOn = IOException.class, fallbackMethod = "fallback")
+		public CompletableFuture<String> failingStageWithFallback() {
+			return CompletableFuture.failedFuture(new IOException("down"));
+		}
+
+		CompletableFuture<String> fallback(IOException ex) {
+			return CompletableFuture.completedFuture("fallback " + MDC.get("requestId"));
+		}
+
+		@Retryable(name = "quick")
+		@RateLimited("ten")
+		@WithConnection(pool = "one", timeout = "5s")
+		public String flakyLimitedPooled() {
+			if (this.calls.incrementAndGet() < 3) {
+				throw new IllegalStateException("down");
+			}
+			return "ok";
+		}
+
+		@Retryable(name = "quick", retryOn = OperationTimeoutException.class)
+		@WithConnection(pool = "one", timeout = "200ms")
+		public String slowThenFast() throws InterruptedException {
+			if (this.calls.incrementAndGet() == 1) {
+				Thread.sleep(10_000);
+			}
+			return "ok";
+		}
+
+	}
+
+}
