@@ -116,7 +116,53 @@ class CombinedAnnotationsTests {
 		});
 	}
 
+	@Test
+	void retriedMonoAsksTheLimiterAndThePoolPerAttempt() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.flakyMono().block(java.time.Duration.ofSeconds(5))).isEqualTo("ok");
+			assertThat(service.calls().get()).isEqualTo(3);
+			assertThat(context.getBean(RateLimiterRegistry.class).get("ten").inspect("").getRemaining())
+				.isEqualTo(7);
+			// Each attempt checks out anew, and the method, invoked with the connection as
+			// current(), builds its publisher for that connection.
+			assertThat(service.invocations().get()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void retriedStageThroughPoolGetsAFreshDeadlinePerAttempt() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.slowStageThenFast().get(5, TimeUnit.SECONDS)).isEqualTo("ok");
+			assertThat(service.calls().get()).isEqualTo(2);
+		});
+	}
+
 	static class Service {
+
+		final AtomicInteger invocations = new AtomicInteger();
+
+		AtomicInteger invocations() {
+			return this.invocations;
+		}
+
+		@Retryable(name = "quick")
+		@RateLimited("ten")
+		@WithConnection(pool = "one", timeout = "5s")
+		public reactor.core.publisher.Mono<String> flakyMono() {
+			this.invocations.incrementAndGet();
+			return reactor.core.publisher.Mono.defer(() -> (this.calls.incrementAndGet() < 3)
+					? reactor.core.publisher.Mono.error(new IllegalStateException("down"))
+					: reactor.core.publisher.Mono.just("ok"));
+		}
+
+		@Retryable(name = "quick", retryOn = OperationTimeoutException.class)
+		@WithConnection(pool = "one", timeout = "200ms")
+		public CompletableFuture<String> slowStageThenFast() {
+			return (this.calls.incrementAndGet() == 1) ? new CompletableFuture<>()
+					: CompletableFuture.completedFuture("ok");
+		}
 
 		final AtomicInteger calls = new AtomicInteger();
 

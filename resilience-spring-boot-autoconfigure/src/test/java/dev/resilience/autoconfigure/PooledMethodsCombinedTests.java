@@ -1,0 +1,219 @@
+package dev.resilience.autoconfigure;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Lazy;
+
+import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.pool.ConnectionPoolMetricsAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.poll.PollUntil;
+import dev.resilience.pool.CheckoutTimeoutException;
+import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.WithConnection;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@code @WithConnection} with other annotations and pools: deadlines per poll attempt, meters'
+ * outcomes in both forms, checked exceptions, interface annotations through a JDK proxy, and a
+ * nested call of a pool through another pool.
+ */
+class PooledMethodsCombinedTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
+				RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class, PollAutoConfiguration.class,
+				ConnectionPoolAutoConfiguration.class, ConnectionPoolMetricsAutoConfiguration.class))
+		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+		.withBean(Outer.class)
+		.withBean(Middle.class)
+		.withBean(Inner.class)
+		.withBean(Api.class, ApiImpl::new)
+		.withPropertyValues("resilience.pools.one.max-size=1", "resilience.pools.two.max-size=1");
+
+	/**
+	 * docs/pools.md: "A @WithConnection method of the same pool called from inside one uses the
+	 * connection already held". Fails: the pool's current() is a thread local of DeadlinePool set
+	 * only for its own work, so on pool two's worker thread pool one holds nothing, the inner call
+	 * waits for a second connection of the full pool one, and the outer call times out. The fix
+	 * belongs in the pool core (carrying every pool's held connection to the worker thread, as a
+	 * context-propagation accessor would), which this review leaves alone.
+	 */
+	@org.junit.jupiter.api.Disabled("pool core: a pool's held connection does not travel to another pool's worker thread")
+	@Test
+	void nestedCallOfTheFirstPoolThroughASecondPoolUsesTheHeldConnection() {
+		this.contextRunner.run((context) -> {
+			assertThat(context.getBean(Outer.class).outer()).isEqualTo("same");
+		});
+	}
+
+	@Test
+	void eachPollAttemptGetsItsOwnDeadline() {
+		this.contextRunner.run((context) -> {
+			Inner inner = context.getBean(Inner.class);
+			assertThat(inner.slowPolled()).isEqualTo(3);
+		});
+	}
+
+	@Test
+	void operationMeterOutcomes() {
+		this.contextRunner.run((context) -> {
+			Inner inner = context.getBean(Inner.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(inner::fails);
+			assertThat(meters.get("resilience.pool.operation").tag("pool", "two").tag("outcome", "error").timer().count())
+				.isOne();
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> inner.failsLater().get(5, TimeUnit.SECONDS));
+			assertThat(meters.get("resilience.pool.operation").tag("pool", "two").tag("outcome", "error").timer().count())
+				.isEqualTo(2);
+			assertThat(meters.get("resilience.pool.checkout").tag("pool", "two").tag("outcome", "acquired").timer().count())
+				.isEqualTo(2);
+			assertThat(meters.get("resilience.pool.active").tag("pool", "two").gauge().value()).isZero();
+			assertThat(meters.get("resilience.pool.active").tag("pool", "one").gauge().value()).isZero();
+		});
+	}
+
+	@Test
+	void interfaceAnnotationThroughJdkProxy() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false").run((context) -> {
+			Api api = context.getBean(Api.class);
+			assertThat(api.work()).isEqualTo("pooled");
+		});
+	}
+
+	@Test
+	void checkedExceptionsAndAsyncTimeoutsAreTaggedAndPassedOn() {
+		this.contextRunner.run((context) -> {
+			Inner inner = context.getBean(Inner.class);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThatExceptionOfType(java.io.IOException.class).isThrownBy(inner::checked);
+			ConnectionPool<Object> two = context.getBean("two", ConnectionPool.class);
+			assertThatExceptionOfType(java.io.IOException.class).isThrownBy(() -> two.withConnection(
+					java.time.Duration.ofSeconds(1), (connection) -> {
+						throw new java.io.IOException("checked");
+					}));
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> inner.never().get(5, TimeUnit.SECONDS))
+				.withCauseInstanceOf(dev.resilience.pool.OperationTimeoutException.class);
+			assertThat(meters.get("resilience.pool.operation").tag("pool", "two").tag("outcome", "timeout").timer().count())
+				.isOne();
+			CompletableFuture<String> holding = inner.never();
+			assertThatExceptionOfType(ExecutionException.class)
+				.isThrownBy(() -> inner.never().get(5, TimeUnit.SECONDS))
+				.withCauseInstanceOf(CheckoutTimeoutException.class);
+			assertThat(meters.get("resilience.pool.checkout").tag("pool", "two").tag("outcome", "timeout").timer().count())
+				.isOne();
+			holding.cancel(true);
+		});
+	}
+
+	public interface Api {
+
+		@WithConnection("two")
+		String work();
+
+	}
+
+	static class ApiImpl implements Api {
+
+		@Autowired
+		@Lazy
+		@org.springframework.beans.factory.annotation.Qualifier("two")
+		ConnectionPool<Object> two;
+
+		@Override
+		public String work() {
+			this.two.current();
+			return "pooled";
+		}
+
+	}
+
+	static class Outer {
+
+		@Autowired
+		Middle middle;
+
+		@Autowired
+		@org.springframework.beans.factory.annotation.Qualifier("one")
+		ConnectionPool<Object> one;
+
+		@WithConnection(pool = "one", timeout = "500ms")
+		public String outer() {
+			Object held = this.one.current();
+			return (this.middle.middle() == held) ? "same" : "different";
+		}
+
+	}
+
+	static class Middle {
+
+		@Autowired
+		Inner inner;
+
+		@WithConnection(pool = "two", timeout = "500ms")
+		public Object middle() {
+			return this.inner.inner();
+		}
+
+	}
+
+	static class Inner {
+
+		@Autowired
+		@org.springframework.beans.factory.annotation.Qualifier("one")
+		ConnectionPool<Object> one;
+
+		final AtomicInteger polls = new AtomicInteger();
+
+		@WithConnection(pool = "one", timeout = "500ms")
+		public Object inner() {
+			return this.one.current();
+		}
+
+		@PollUntil(until = "#result >= 3", delay = "1ms")
+		@WithConnection(pool = "two", timeout = "300ms")
+		public int slowPolled() throws InterruptedException {
+			Thread.sleep(150);
+			return this.polls.incrementAndGet();
+		}
+
+		@WithConnection("two")
+		public String checked() throws java.io.IOException {
+			throw new java.io.IOException("checked");
+		}
+
+		@WithConnection(pool = "two", timeout = "100ms")
+		public CompletableFuture<String> never() {
+			return new CompletableFuture<>();
+		}
+
+		@WithConnection("two")
+		public String fails() {
+			throw new IllegalStateException("boom");
+		}
+
+		@WithConnection("two")
+		public CompletableFuture<String> failsLater() {
+			return CompletableFuture.failedFuture(new IllegalStateException("boom"));
+		}
+
+	}
+
+}
