@@ -42,7 +42,10 @@ class CombinedAnnotationsTests {
 				"resilience.rate-limiters.ten.token-bucket.refill-tokens=10",
 				"resilience.rate-limiters.ten.token-bucket.refill-period=1h", "resilience.retries.quick.max-retries=2",
 				"resilience.retries.quick.delay=5ms", "resilience.retries.quick.jitter=none",
-				"resilience.pools.one.max-size=1");
+				"resilience.pools.one.max-size=1", "resilience.rate-limiters.paced.token-bucket.capacity=1",
+				"resilience.rate-limiters.paced.token-bucket.refill-tokens=1",
+				"resilience.rate-limiters.paced.token-bucket.refill-period=100ms",
+				"resilience.rate-limiters.paced.max-wait=1s");
 
 	@Test
 	void asyncRetryAttemptsSeeTheCallersMdc() {
@@ -58,6 +61,40 @@ class CombinedAnnotationsTests {
 			}
 			assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo("ok");
 			assertThat(service.seen()).containsExactly("r-7", "r-7", "r-7");
+		});
+	}
+
+	@Test
+	void aStageInvokedAfterARateLimitWaitSeesTheCallersMdc() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-9");
+			CompletableFuture<String> first;
+			CompletableFuture<String> second;
+			try {
+				first = service.pacedStage();
+				second = service.pacedStage();
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("r-9");
+			assertThat(second.get(5, TimeUnit.SECONDS)).isEqualTo("r-9");
+		});
+	}
+
+	@Test
+	void aRetriedMonoSeesTheSubscribersMdcOnEachAttempt() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-10");
+			try {
+				assertThat(service.flakyMonoReadingMdc().block(java.time.Duration.ofSeconds(5))).isEqualTo("ok");
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(service.seen()).containsExactly("r-10", "r-10", "r-10");
 		});
 	}
 
@@ -145,6 +182,21 @@ class CombinedAnnotationsTests {
 
 		AtomicInteger invocations() {
 			return this.invocations;
+		}
+
+		@RateLimited("paced")
+		public CompletableFuture<String> pacedStage() {
+			return CompletableFuture.completedFuture(String.valueOf(MDC.get("requestId")));
+		}
+
+		@Retryable(name = "quick")
+		public reactor.core.publisher.Mono<String> flakyMonoReadingMdc() {
+			return reactor.core.publisher.Mono.defer(() -> {
+				this.seen.add(String.valueOf(MDC.get("requestId")));
+				return (this.calls.incrementAndGet() < 3)
+						? reactor.core.publisher.Mono.error(new IllegalStateException("down"))
+						: reactor.core.publisher.Mono.just("ok");
+			});
 		}
 
 		@Retryable(name = "quick")
