@@ -132,6 +132,47 @@ class ObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void aPooledFluxsCheckoutIsAChildOfTheSubscribersObservation() {
+		this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create).run((context) -> {
+			ObservedService service = context.getBean(ObservedService.class);
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+			Observation request = Observation.start("request", registry);
+
+			java.util.List<String> result = service.pooledFlux()
+				.subscribeOn(Schedulers.parallel())
+				.contextWrite((reactorContext) -> reactorContext.put(ObservationThreadLocalAccessor.KEY, request))
+				.collectList()
+				.block(Duration.ofSeconds(5));
+			request.stop();
+
+			assertThat(result).containsExactly("a", "b");
+			assertThat(registry).hasObservationWithNameEqualTo("resilience.pool.checkout")
+				.that()
+				.hasParentObservationEqualTo(request);
+		});
+	}
+
+	@Test
+	void aPooledMonosCheckoutIsAChildOfTheSubscribersObservation() {
+		this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create).run((context) -> {
+			ObservedService service = context.getBean(ObservedService.class);
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+			Observation request = Observation.start("request", registry);
+
+			String result = service.pooledMono()
+				.subscribeOn(Schedulers.parallel())
+				.contextWrite((reactorContext) -> reactorContext.put(ObservationThreadLocalAccessor.KEY, request))
+				.block(Duration.ofSeconds(5));
+			request.stop();
+
+			assertThat(result).isEqualTo("pooled");
+			assertThat(registry).hasObservationWithNameEqualTo("resilience.pool.checkout")
+				.that()
+				.hasParentObservationEqualTo(request);
+		});
+	}
+
+	@Test
 	void aStagesRetryIsAChildOfTheCallersObservation() {
 		this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create).run((context) -> {
 			ObservedService service = context.getBean(ObservedService.class);
@@ -226,6 +267,16 @@ class ObservationAutoConfigurationTests {
 		@PollUntil(name = "status", until = "#result >= 3")
 		public int status(AtomicInteger calls) {
 			return calls.incrementAndGet();
+		}
+
+		@WithConnection(pool = "narrow", timeout = "1s")
+		public reactor.core.publisher.Flux<String> pooledFlux() {
+			return reactor.core.publisher.Flux.just("a", "b");
+		}
+
+		@WithConnection(pool = "narrow", timeout = "1s")
+		public Mono<String> pooledMono() {
+			return Mono.just("pooled");
 		}
 
 		@WithConnection(pool = "narrow", timeout = "1s")

@@ -61,7 +61,11 @@ public class WithConnectionAdvisor extends AnnotatedMethodAdvisor<WithConnection
 
 		private static <T> Object fluxWithConnection(AsyncInvocation invocation, ConnectionPool<T> pool,
 				Duration timeout) {
-			return ReactorCalls.fluxHolding(() -> pool.checkoutAsync(timeout),
+			// Checked out now, for this subscription, while the subscriber's context is restored on
+			// this thread: the checkout (its observation's parent, the context the lease carries) is
+			// the subscriber's, not whatever the thread that subscribes later holds.
+			CompletableFuture<ConnectionLease<T>> checkout = pool.checkoutAsync(timeout);
+			return ReactorCalls.fluxHolding(() -> checkout,
 					(lease) -> ReactorCalls.fluxUntilFailed(callWithCurrent(lease, invocation), lease.expiry()),
 					(lease, failure) -> {
 						lease.release(failure);
