@@ -153,6 +153,27 @@ class ObservationAutoConfigurationTests {
 	}
 
 	@Test
+	void aFluxsRetryIsAChildOfTheSubscribersObservation() {
+		this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create).run((context) -> {
+			ObservedService service = context.getBean(ObservedService.class);
+			TestObservationRegistry registry = context.getBean(TestObservationRegistry.class);
+			Observation request = Observation.start("request", registry);
+
+			java.util.List<String> result = service.flakyFlux(new AtomicInteger())
+				.subscribeOn(Schedulers.parallel())
+				.contextWrite((reactorContext) -> reactorContext.put(ObservationThreadLocalAccessor.KEY, request))
+				.collectList()
+				.block(Duration.ofSeconds(5));
+			request.stop();
+
+			assertThat(result).containsExactly("ok");
+			assertThat(registry).hasObservationWithNameEqualTo("resilience.retry")
+				.that()
+				.hasParentObservationEqualTo(request);
+		});
+	}
+
+	@Test
 	void aPooledMonosCheckoutIsAChildOfTheSubscribersObservation() {
 		this.contextRunner.withBean(TestObservationRegistry.class, TestObservationRegistry::create).run((context) -> {
 			ObservedService service = context.getBean(ObservedService.class);
@@ -272,6 +293,13 @@ class ObservationAutoConfigurationTests {
 		@WithConnection(pool = "narrow", timeout = "1s")
 		public reactor.core.publisher.Flux<String> pooledFlux() {
 			return reactor.core.publisher.Flux.just("a", "b");
+		}
+
+		@Retryable("partner")
+		public reactor.core.publisher.Flux<String> flakyFlux(AtomicInteger calls) {
+			return reactor.core.publisher.Flux.defer(() -> (calls.incrementAndGet() < 2)
+					? reactor.core.publisher.Flux.error(new IOException("down"))
+					: reactor.core.publisher.Flux.just("ok"));
 		}
 
 		@WithConnection(pool = "narrow", timeout = "1s")

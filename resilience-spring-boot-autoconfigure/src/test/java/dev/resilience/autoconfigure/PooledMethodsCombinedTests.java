@@ -44,6 +44,7 @@ class PooledMethodsCombinedTests {
 		.withBean(Middle.class)
 		.withBean(Inner.class)
 		.withBean(Api.class, ApiImpl::new)
+		.withBean(TypeApi.class, TypeApiImpl::new)
 		.withPropertyValues("resilience.pools.one.max-size=1", "resilience.pools.two.max-size=1");
 
 	/**
@@ -121,6 +122,44 @@ class PooledMethodsCombinedTests {
 				.isOne();
 			holding.cancel(true);
 		});
+	}
+
+	@Test
+	void interfaceAnnotationThroughCglibProxy() {
+		this.contextRunner.run((context) -> {
+			Api api = context.getBean(Api.class);
+			assertThat(api.work()).isEqualTo("pooled");
+			assertThat(context.getBean(TypeApi.class).work()).isEqualTo("pooled");
+		});
+	}
+
+	@Test
+	void typeLevelInterfaceAnnotationThroughJdkProxy() {
+		this.contextRunner.withPropertyValues("spring.aop.proxy-target-class=false").run((context) -> {
+			assertThat(context.getBean(TypeApi.class).work()).isEqualTo("pooled");
+		});
+	}
+
+	@WithConnection("two")
+	public interface TypeApi {
+
+		String work();
+
+	}
+
+	static class TypeApiImpl implements TypeApi {
+
+		@Autowired
+		@Lazy
+		@org.springframework.beans.factory.annotation.Qualifier("two")
+		ConnectionPool<Object> two;
+
+		@Override
+		public String work() {
+			this.two.current();
+			return "pooled";
+		}
+
 	}
 
 	public interface Api {
