@@ -99,6 +99,35 @@ class CombinedAnnotationsTests {
 	}
 
 	@Test
+	void whatAnAttemptPutsInTheMdcOnTheSchedulerDoesNotReachTheNextCall() {
+		this.contextRunner
+			.withBean("resilienceScheduler", java.util.concurrent.ScheduledExecutorService.class,
+					java.util.concurrent.Executors::newSingleThreadScheduledExecutor)
+			.run((context) -> {
+				Service service = context.getBean(Service.class);
+				assertThat(service.leakingStage().get(5, TimeUnit.SECONDS)).isEqualTo("null");
+				service.calls().set(0);
+				assertThat(service.leakingStage().get(5, TimeUnit.SECONDS)).isEqualTo("null");
+				assertThat(service.seen()).containsOnly("null");
+			});
+	}
+
+	@Test
+	void whatPooledWorkPutsInTheMdcDoesNotReachTheNextCallOnThatWorker() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-11");
+			try {
+				assertThat(service.pooledLeaking()).isEqualTo("r-11 null");
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(service.pooledLeaking()).isEqualTo("null null");
+		});
+	}
+
+	@Test
 	void everyRetryAttemptAsksTheLimiterAgain() {
 		this.contextRunner.run((context) -> {
 			Service service = context.getBean(Service.class);
@@ -182,6 +211,22 @@ class CombinedAnnotationsTests {
 
 		AtomicInteger invocations() {
 			return this.invocations;
+		}
+
+		@Retryable(name = "quick")
+		public CompletableFuture<String> leakingStage() {
+			String seen = String.valueOf(MDC.get("leak"));
+			this.seen.add(seen);
+			MDC.put("leak", "x");
+			return (this.calls.incrementAndGet() < 2) ? CompletableFuture.failedFuture(new IllegalStateException("down"))
+					: CompletableFuture.completedFuture(seen);
+		}
+
+		@WithConnection(pool = "one", timeout = "5s")
+		public String pooledLeaking() {
+			String seen = MDC.get("requestId") + " " + MDC.get("leak");
+			MDC.put("leak", "x");
+			return seen;
 		}
 
 		@RateLimited("paced")
