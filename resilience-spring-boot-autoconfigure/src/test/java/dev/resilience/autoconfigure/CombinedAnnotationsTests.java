@@ -128,6 +128,22 @@ class CombinedAnnotationsTests {
 	}
 
 	@Test
+	void aFallbackAfterAStageFailedOnAnotherThreadSeesTheCallersMdc() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			MDC.put("requestId", "r-12");
+			CompletableFuture<String> call;
+			try {
+				call = service.failingElsewhereWithFallback();
+			}
+			finally {
+				MDC.clear();
+			}
+			assertThat(call.get(5, TimeUnit.SECONDS)).isEqualTo("fallback r-12");
+		});
+	}
+
+	@Test
 	void everyRetryAttemptAsksTheLimiterAgain() {
 		this.contextRunner.run((context) -> {
 			Service service = context.getBean(Service.class);
@@ -285,6 +301,17 @@ class CombinedAnnotationsTests {
 		@Retryable(name = "quick", retryOn = IOException.class, fallbackMethod = "fallback")
 		public CompletableFuture<String> failingStageWithFallback() {
 			return CompletableFuture.failedFuture(new IOException("down"));
+		}
+
+		@Retryable(name = "quick", retryOn = IOException.class, fallbackMethod = "fallback")
+		public CompletableFuture<String> failingElsewhereWithFallback() {
+			return CompletableFuture.<String>supplyAsync(() -> {
+				throw new java.io.UncheckedIOException(new IOException("down"));
+			}, CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)).exceptionallyCompose((ex) -> {
+				CompletableFuture<String> failed = new CompletableFuture<>();
+				failed.completeExceptionally(new IOException("down"));
+				return failed;
+			});
 		}
 
 		CompletableFuture<String> fallback(IOException ex) {
