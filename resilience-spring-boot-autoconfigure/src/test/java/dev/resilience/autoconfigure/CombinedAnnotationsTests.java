@@ -144,6 +144,17 @@ class CombinedAnnotationsTests {
 	}
 
 	@Test
+	void everyPollAttemptOfAStageAsksTheLimiterAndThePoolAgain() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			assertThat(service.polledStage().get(5, TimeUnit.SECONDS)).isEqualTo(3);
+			assertThat(context.getBean(RateLimiterRegistry.class).get("ten").inspect("").getRemaining())
+				.isEqualTo(7);
+			assertThat(context.getBean("one", ConnectionPool.class).getStats().active()).isZero();
+		});
+	}
+
+	@Test
 	void everyRetryAttemptAsksTheLimiterAgain() {
 		this.contextRunner.run((context) -> {
 			Service service = context.getBean(Service.class);
@@ -243,6 +254,13 @@ class CombinedAnnotationsTests {
 			String seen = MDC.get("requestId") + " " + MDC.get("leak");
 			MDC.put("leak", "x");
 			return seen;
+		}
+
+		@dev.resilience.poll.PollUntil(until = "#result >= 3", delay = "1ms")
+		@RateLimited("ten")
+		@WithConnection(pool = "one", timeout = "1s")
+		public CompletableFuture<Integer> polledStage() {
+			return CompletableFuture.completedFuture(this.calls.incrementAndGet());
 		}
 
 		@RateLimited("paced")
