@@ -155,6 +155,25 @@ class CombinedAnnotationsTests {
 	}
 
 	@Test
+	void anAccessorRegisteredGloballyAfterStartupTravelsToAsyncAttemptsAndPooledWork() {
+		this.contextRunner.run((context) -> {
+			Service service = context.getBean(Service.class);
+			// As the starter's own web support registers the request's header items, once its
+			// listener is created, which may be after the snapshot factory bean.
+			io.micrometer.context.ContextRegistry.getInstance().registerThreadLocalAccessor(new dev.resilience.TestCaller());
+			dev.resilience.TestCaller.CURRENT.set("caller-1");
+			try {
+				assertThat(service.pooledCaller()).isEqualTo("caller-1");
+				assertThat(service.flakyStageReadingCaller().get(5, TimeUnit.SECONDS)).isEqualTo("caller-1");
+			}
+			finally {
+				dev.resilience.TestCaller.CURRENT.remove();
+				io.micrometer.context.ContextRegistry.getInstance().removeThreadLocalAccessor(dev.resilience.TestCaller.KEY);
+			}
+		});
+	}
+
+	@Test
 	void everyRetryAttemptAsksTheLimiterAgain() {
 		this.contextRunner.run((context) -> {
 			Service service = context.getBean(Service.class);
@@ -261,6 +280,19 @@ class CombinedAnnotationsTests {
 		@WithConnection(pool = "one", timeout = "1s")
 		public CompletableFuture<Integer> polledStage() {
 			return CompletableFuture.completedFuture(this.calls.incrementAndGet());
+		}
+
+		@WithConnection(pool = "one", timeout = "5s")
+		public String pooledCaller() {
+			return dev.resilience.TestCaller.CURRENT.get();
+		}
+
+		@Retryable(name = "quick")
+		public CompletableFuture<String> flakyStageReadingCaller() {
+			if (this.calls.incrementAndGet() < 3) {
+				return CompletableFuture.failedFuture(new IllegalStateException("down"));
+			}
+			return CompletableFuture.completedFuture(dev.resilience.TestCaller.CURRENT.get());
 		}
 
 		@RateLimited("paced")

@@ -1,8 +1,6 @@
 package dev.resilience.autoconfigure.pool;
 
-import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ContextSnapshotFactory;
-import io.micrometer.context.integration.Slf4jThreadLocalAccessor;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -15,10 +13,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ClassUtils;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
+import dev.resilience.autoconfigure.support.GlobalContextRegistry;
 import dev.resilience.autoconfigure.support.ResilienceAspect;
 
 /**
@@ -38,25 +36,19 @@ public final class ConnectionPoolAutoConfiguration {
 
 	/**
 	 * The accessors every context-propagation user registers (Micrometer observation, Spring
-	 * Security and others, through {@link java.util.ServiceLoader}), plus the SLF4J MDC, which
-	 * context-propagation ships an accessor for but does not register. A registry of our own, so
-	 * the application's global one is left as it is. A thread local the caller has not set is
-	 * cleared on the worker, so work never sees another call's leftovers.
+	 * Security and others, through {@link java.util.ServiceLoader}, and any registered with the
+	 * global registry later), plus the SLF4J MDC, which context-propagation ships an accessor for but
+	 * does not register. Read through the global registry at each capture, which is left as it is. A
+	 * thread local the caller has not set is cleared on the worker, so work never sees another call's
+	 * leftovers.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
 	ContextSnapshotFactory resilienceContextSnapshotFactory() {
-		ContextRegistry global = ContextRegistry.getInstance();
-		ContextRegistry registry = new ContextRegistry();
-		global.getContextAccessors().forEach(registry::registerContextAccessor);
-		global.getThreadLocalAccessors().forEach(registry::registerThreadLocalAccessor);
-		boolean mdcRegistered = registry.getThreadLocalAccessors()
-			.stream()
-			.anyMatch((accessor) -> Slf4jThreadLocalAccessor.KEY.equals(accessor.key()));
-		if (!mdcRegistered && ClassUtils.isPresent("org.slf4j.MDC", getClass().getClassLoader())) {
-			registry.registerThreadLocalAccessor(new Slf4jThreadLocalAccessor());
-		}
-		return ContextSnapshotFactory.builder().contextRegistry(registry).clearMissing(true).build();
+		return ContextSnapshotFactory.builder()
+			.contextRegistry(new GlobalContextRegistry(getClass().getClassLoader()))
+			.clearMissing(true)
+			.build();
 	}
 
 	@Configuration(proxyBeanMethods = false)
