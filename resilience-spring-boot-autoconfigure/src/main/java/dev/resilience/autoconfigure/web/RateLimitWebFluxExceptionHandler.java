@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.web;
 
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
+import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -31,7 +32,16 @@ public class RateLimitWebFluxExceptionHandler {
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception,
 			ServerWebExchange exchange) {
-		return RateLimitExceptionHandler.tooManyRequests(exception, RateLimitExchangeDecisions.of(exchange).items());
+		ResponseEntity<ProblemDetail> entity = RateLimitExceptionHandler.tooManyRequests(exception,
+				RateLimitExchangeDecisions.of(exchange).items());
+		// Named, not negotiated: a streaming handler's writer (text/event-stream) may have set the
+		// response's content type before the rejection arrived, and negotiation would keep it, or
+		// choose the event stream again for a client that accepts only that; Spring MVC answers
+		// application/problem+json there, as does RateLimitWebExceptionHandler.
+		return ResponseEntity.status(entity.getStatusCode())
+			.headers(entity.getHeaders())
+			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+			.body(entity.getBody());
 	}
 
 }

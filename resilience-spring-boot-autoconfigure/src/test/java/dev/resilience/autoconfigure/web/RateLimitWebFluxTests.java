@@ -7,6 +7,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -367,6 +368,31 @@ class RateLimitWebFluxTests {
 			.valueEquals("RateLimit", "\"greeting-5s\";r=0;t=5");
 	}
 
+	@Test
+	void rejectionOfAnEventStreamHandlerShouldBeAProblemDetailNotAnEvent() {
+		// Spring MVC answers these with application/problem+json; the event stream's writer had set
+		// text/event-stream before the rejection arrived (or would be chosen again by negotiation),
+		// and the problem detail went out as an event, "data:{...}".
+		for (String path : List.of("/events-blocking?key=events-blocking", "/events?key=events")) {
+			this.client.get().uri(path).accept(MediaType.TEXT_EVENT_STREAM).exchange().expectStatus().isOk();
+			this.client.get()
+				.uri(path)
+				.accept(MediaType.TEXT_EVENT_STREAM)
+				.exchange()
+				.expectStatus()
+				.isEqualTo(HttpStatus.TOO_MANY_REQUESTS)
+				.expectHeader()
+				.contentType(MediaType.APPLICATION_PROBLEM_JSON)
+				.expectHeader()
+				.valueEquals("Retry-After", "5")
+				.expectBody()
+				.jsonPath("$.status")
+				.isEqualTo(429)
+				.jsonPath("$.limiter")
+				.isEqualTo("greeting");
+		}
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	@Import({ TestTimeConfiguration.class, LimitedController.class, OwnController.class, OwnAdvice.class,
@@ -438,6 +464,16 @@ class RateLimitWebFluxTests {
 			return this.service.greetReactive(key);
 		}
 
+		@GetMapping(path = "/events-blocking", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+		Flux<String> eventsBlocking(@RequestParam String key) {
+			return Flux.just(this.service.greet(key));
+		}
+
+		@GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+		Flux<String> events(@RequestParam String key) {
+			return this.service.greetEvents(key);
+		}
+
 		@GetMapping("/future")
 		CompletableFuture<String> future(@RequestParam String key) {
 			return this.service.greetLater(key);
@@ -486,6 +522,11 @@ class RateLimitWebFluxTests {
 		@RateLimited(name = "greeting", key = "#key")
 		public Mono<String> greetReactive(String key) {
 			return Mono.just("Hello, " + key);
+		}
+
+		@RateLimited(name = "greeting", key = "#key")
+		public Flux<String> greetEvents(String key) {
+			return Flux.just("Hello", key);
 		}
 
 		@RateLimited(name = "greeting", key = "#key")
