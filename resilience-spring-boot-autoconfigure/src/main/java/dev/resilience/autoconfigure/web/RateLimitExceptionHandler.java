@@ -36,12 +36,19 @@ public class RateLimitExceptionHandler {
 	 * flushes a {@code ResponseEntity} once written, which commits the response before its length
 	 * is known, so every 429 went out chunked, in two writes to the socket instead of one. A body
 	 * returned as such is written without that flush, as an admitted call's is.
+	 * <p>
+	 * A response already committed (a streamed body whose first part went out before the
+	 * rejection) cannot become a 429: the rejection is thrown again, for the container to end
+	 * the response, rather than its problem detail written as more of the committed body.
 	 * @param exception the rejection
 	 * @param response the response to answer with
 	 * @return the problem detail, the response's body
 	 */
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ProblemDetail answerRateLimitExceeded(RateLimitExceededException exception, HttpServletResponse response) {
+		if (response.isCommitted()) {
+			throw exception;
+		}
 		ResponseEntity<ProblemDetail> entity = handleRateLimitExceeded(exception);
 		response.setStatus(entity.getStatusCode().value());
 		entity.getHeaders().forEach((name, values) -> response.setHeader(name, values.get(0)));

@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -214,6 +215,27 @@ class RateLimitMvcTests {
 	}
 
 	@Test
+	void rejectionAfterTheResponseStartedStreamingShouldNotAppendAProblemDetailToIt() {
+		this.contextRunner.run((context) -> {
+			MockMvc mvc = mockMvc(context);
+			mvc.perform(get("/greeting").param("name", "streamed")).andExpect(status().isOk());
+			// Flux<String> is streamed as text: "first " is out (200, committed) before the rejection.
+			MvcResult started = mvc.perform(get("/streamed")).andExpect(request().asyncStarted()).andReturn();
+			assertThat(started.getAsyncResult(5000)).isInstanceOf(RateLimitExceededException.class);
+			try {
+				mvc.perform(asyncDispatch(started));
+			}
+			catch (Exception ex) {
+				// a committed response cannot become a 429: the failure goes to the container
+				assertThat(ex).hasRootCauseInstanceOf(RateLimitExceededException.class);
+			}
+			// The 429's problem detail went out as more of the 200's body: "first {"detail":...}"
+			assertThat(started.getResponse().getStatus()).isEqualTo(200);
+			assertThat(started.getResponse().getContentAsString()).isEqualTo("first ");
+		});
+	}
+
+	@Test
 	void userExceptionHandlerShouldWin() {
 		this.contextRunner.withUserConfiguration(OwnAdvice.class).run((context) -> {
 			MockMvc mvc = mockMvc(context);
@@ -367,6 +389,11 @@ class RateLimitMvcTests {
 		@GetMapping("/waiting-mono")
 		Mono<String> waitingMono() {
 			return this.service.waitingMono();
+		}
+
+		@GetMapping("/streamed")
+		Flux<String> streamed() {
+			return Flux.concat(Mono.just("first "), Mono.fromSupplier(() -> this.service.greet("streamed")));
 		}
 
 		@GetMapping("/nested")
