@@ -25,6 +25,7 @@ public class RateLimitWebFluxExceptionHandler {
 
 	/**
 	 * Answers a rejected call.
+	 * A rejection after the response committed is thrown again.
 	 * @param exception the rejection
 	 * @param exchange the exchange that made the call
 	 * @return the 429 response
@@ -32,6 +33,11 @@ public class RateLimitWebFluxExceptionHandler {
 	@ExceptionHandler(RateLimitExceededException.class)
 	public ResponseEntity<ProblemDetail> handleRateLimitExceeded(RateLimitExceededException exception,
 			ServerWebExchange exchange) {
+		if (exchange.getResponse().isCommitted()) {
+			// A streamed response whose first part went out cannot become a 429: its header fields
+			// are read-only now. The rejection goes on, so that it is what WebFlux reports.
+			throw exception;
+		}
 		ResponseEntity<ProblemDetail> entity = RateLimitExceptionHandler.tooManyRequests(exception,
 				RateLimitExchangeDecisions.of(exchange).items());
 		// Named, not negotiated: a streaming handler's writer (text/event-stream) may have set the

@@ -1,11 +1,14 @@
 package dev.resilience.autoconfigure.web;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -15,6 +18,8 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -41,6 +46,7 @@ import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 
 /**
  * Tests the Spring WebFlux support over real HTTP, in a reactive Spring Boot application whose
@@ -67,6 +73,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"resilience.rate-limiters.paced.windows[0].limit=3", "resilience.rate-limiters.paced.windows[0].period=5s",
 				"resilience.rate-limiters.paced.windows[1].limit=10",
 				"resilience.rate-limiters.paced.windows[1].period=1m" })
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitWebFluxTests {
 
 	@LocalServerPort
@@ -393,6 +400,25 @@ class RateLimitWebFluxTests {
 		}
 	}
 
+	@Test
+	void rejectionAfterTheResponseStartedStreamingShouldEndItAndBeLoggedAsTheRejection(CapturedOutput output) {
+		this.client.get().uri("/blocking?key=streamed").exchange().expectStatus().isOk();
+		// "first" is out (200, committed) before the rejection: the connection is closed, as it can
+		// no longer become a 429, and the failure logged is the rejection itself, not the
+		// UnsupportedOperationException of a 429's header fields set on the committed response.
+		assertThatException().isThrownBy(() -> this.client.get()
+			.uri("/streamed?key=streamed")
+			.accept(MediaType.TEXT_EVENT_STREAM)
+			.exchange()
+			.expectBody(String.class)
+			.returnResult());
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(output).contains("/streamed?key=streamed\", but ServerHttpResponse already committed"));
+		assertThat(output).contains("Error [" + RateLimitExceededException.class.getName() + ": Rate limiter 'greeting'")
+			.doesNotContain("UnsupportedOperationException");
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	@Import({ TestTimeConfiguration.class, LimitedController.class, OwnController.class, OwnAdvice.class,
@@ -472,6 +498,11 @@ class RateLimitWebFluxTests {
 		@GetMapping(path = "/events", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
 		Flux<String> events(@RequestParam String key) {
 			return this.service.greetEvents(key);
+		}
+
+		@GetMapping(path = "/streamed", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+		Flux<String> streamed(@RequestParam String key) {
+			return Flux.concat(Mono.just("first"), Mono.fromSupplier(() -> this.service.greet(key)));
 		}
 
 		@GetMapping("/future")
