@@ -111,8 +111,10 @@ public interface RateLimiter {
 	 * everything. Listeners are not told of reservations. Like Guava's {@code reserve}.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes
-	 * @param maxWait the latest acceptable admission, from now
+	 * @param maxWait the latest acceptable admission, from now; zero or more
 	 * @return the reservation
+	 * @throws IllegalArgumentException if the cost is not positive or could never be admitted, or
+	 * the wait is negative
 	 */
 	Reservation reserve(String key, int cost, Duration maxWait);
 
@@ -123,9 +125,10 @@ public interface RateLimiter {
 	 * on a thread of the store's client.
 	 * @param key the bucket
 	 * @param cost the tokens (and window slots) the call consumes
-	 * @param maxWait the latest acceptable admission, from now
+	 * @param maxWait the latest acceptable admission, from now; zero or more
 	 * @return the reservation, when decided; completed exceptionally with
-	 * {@link IllegalArgumentException} if the cost is not positive or could never be admitted
+	 * {@link IllegalArgumentException} if the cost is not positive or could never be admitted, or
+	 * the wait is negative
 	 */
 	CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait);
 

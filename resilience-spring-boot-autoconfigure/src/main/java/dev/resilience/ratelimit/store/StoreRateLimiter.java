@@ -110,7 +110,7 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public Permit acquire(String key, int cost, Duration maxWait) {
-		if (this.current.settings().maxConcurrent() == 0 && maxWait.isZero()) {
+		if (this.current.settings().maxConcurrent() == 0 && Objects.requireNonNull(maxWait, "maxWait").isZero()) {
 			// Admitted now or never, with no permit to return: nothing to keep for later.
 			RateLimitDecision decision = tryAcquire(key, cost);
 			if (!decision.isPermitted()) {
@@ -137,14 +137,14 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public Reservation reserve(String key, int cost, Duration maxWait) {
 		checkCost(this.current, cost);
-		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, Durations.saturatedNanos(maxWait));
+		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, maxWaitNanos(maxWait));
 	}
 
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait) {
 		try {
 			checkCost(this.current, cost);
-			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, Durations.saturatedNanos(maxWait));
+			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, maxWaitNanos(maxWait));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -202,6 +202,17 @@ final class StoreRateLimiter implements RateLimiter {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Rate limiter '" + this.name + "': " + ex.getMessage(), ex);
 		}
+	}
+
+	/**
+	 * Checks a reservation's wait as {@link RateLimitRequest} checks an acquisition's: a negative
+	 * one would reject even a call the limiter admits at once, with no time to retry after.
+	 */
+	private static long maxWaitNanos(Duration maxWait) {
+		if (Objects.requireNonNull(maxWait, "maxWait").isNegative()) {
+			throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+		}
+		return Durations.saturatedNanos(maxWait);
 	}
 
 	/**
