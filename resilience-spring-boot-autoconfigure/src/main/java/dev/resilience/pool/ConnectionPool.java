@@ -195,8 +195,8 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		private ScheduledExecutorService scheduler = WorkerThreads.sharedScheduler();
 
 		private Builder(String name, ConnectionFactory<T> factory) {
-			this.name = name;
-			this.factory = factory;
+			this.name = Objects.requireNonNull(name, "name");
+			this.factory = Objects.requireNonNull(factory, "factory");
 		}
 
 		/**
@@ -205,7 +205,7 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder<T> settings(ConnectionPoolSettings settings) {
-			this.settings = settings;
+			this.settings = Objects.requireNonNull(settings, "settings");
 			return this;
 		}
 
@@ -215,7 +215,7 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder<T> ticker(Ticker ticker) {
-			this.ticker = ticker;
+			this.ticker = Objects.requireNonNull(ticker, "ticker");
 			return this;
 		}
 
@@ -236,7 +236,7 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder<T> listener(ConnectionPoolListener listener) {
-			this.listeners.add(listener);
+			this.listeners.add(Objects.requireNonNull(listener, "listener"));
 			return this;
 		}
 
@@ -248,7 +248,7 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder<T> contextSnapshots(ContextSnapshotFactory contextSnapshots) {
-			this.contextSnapshots = contextSnapshots;
+			this.contextSnapshots = Objects.requireNonNull(contextSnapshots, "contextSnapshots");
 			return this;
 		}
 
@@ -260,7 +260,7 @@ public interface ConnectionPool<T> extends AutoCloseable {
 		 * @return this builder
 		 */
 		public Builder<T> scheduler(ScheduledExecutorService scheduler) {
-			this.scheduler = scheduler;
+			this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
 			return this;
 		}
 

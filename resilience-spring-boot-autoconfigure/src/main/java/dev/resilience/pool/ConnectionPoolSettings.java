@@ -140,7 +140,7 @@ public record ConnectionPoolSettings(int maxSize, int minIdle, Duration timeout,
 	 * @throws IllegalArgumentException if it is zero or negative
 	 */
 	static void requirePositive(String setting, Duration duration) {
-		if (duration.isZero() || duration.isNegative()) {
+		if (Objects.requireNonNull(duration, setting).isZero() || duration.isNegative()) {
 			throw new IllegalArgumentException(setting + " must be positive but was " + duration);
 		}
 	}

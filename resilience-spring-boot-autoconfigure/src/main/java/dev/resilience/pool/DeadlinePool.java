@@ -3,6 +3,7 @@ package dev.resilience.pool;
 import java.time.Duration;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -340,6 +341,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public <R> R withConnection(Duration timeout, ConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
+		Objects.requireNonNull(callback, "callback");
 		Handle<T> held = this.current.get();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.
@@ -353,6 +355,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	@Override
 	public <R> CompletableFuture<R> withConnectionAsync(Duration timeout, AsyncConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
+		Objects.requireNonNull(callback, "callback");
 		Handle<T> held = this.current.get();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.

@@ -1,6 +1,7 @@
 package dev.resilience.pool;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 
@@ -56,6 +57,7 @@ final class ObservedPool<T> implements ConnectionPool<T> {
 
 	@Override
 	public <R> R withConnection(Duration timeout, ConnectionCallback<T, R> callback) {
+		Objects.requireNonNull(callback, "callback");
 		if (this.observations.isNoop()) {
 			return this.pool.withConnection(timeout, callback);
 		}
@@ -80,6 +82,7 @@ final class ObservedPool<T> implements ConnectionPool<T> {
 
 	@Override
 	public <R> CompletableFuture<R> withConnectionAsync(Duration timeout, AsyncConnectionCallback<T, R> callback) {
+		Objects.requireNonNull(callback, "callback");
 		if (this.observations.isNoop()) {
 			return this.pool.withConnectionAsync(timeout, callback);
 		}
