@@ -134,6 +134,7 @@ public final class Retry {
 	@SuppressWarnings("unchecked")
 	public <T extends @Nullable Object> T call(RetryableCall<T> call, Predicate<Throwable> retryIf,
 			Predicate<@Nullable Object> retryIfResult) throws Throwable {
+		Objects.requireNonNull(call, "call");
 		RetryExecution execution = begin(retryIf, retryIfResult);
 		while (true) {
 			execution.attemptStarting();
