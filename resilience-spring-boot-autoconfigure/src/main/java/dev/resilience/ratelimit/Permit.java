@@ -50,12 +50,30 @@ public final class Permit implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the concurrency permits; idempotent.
+	 * Returns the concurrency permits; idempotent. Every permit is returned even when returning one
+	 * fails: the first failure is then thrown, with the others suppressed in it.
 	 */
 	@Override
 	public void close() {
-		if (this.closed.compareAndSet(false, true)) {
-			this.reservations.forEach(Reservation::release);
+		if (!this.closed.compareAndSet(false, true)) {
+			return;
+		}
+		RuntimeException failure = null;
+		for (Reservation reservation : this.reservations) {
+			try {
+				reservation.release();
+			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
 		}
 	}
 

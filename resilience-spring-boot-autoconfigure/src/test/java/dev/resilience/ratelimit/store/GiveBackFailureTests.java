@@ -6,6 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
+import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -73,6 +74,58 @@ class GiveBackFailureTests {
 		// both were given back all the same
 		assertThat(registry.get("a").inspect("k").getRemaining()).isEqualTo(5);
 		assertThat(registry.get("b").inspect("k").getRemaining()).isEqualTo(5);
+	}
+
+	@Test
+	void closingAPermitWhoseFirstReleaseFailsStillReturnsTheOtherPermits() {
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.sleeper(this.ticker.sleeper())
+			.store("sticky", (name, settings, ticker) -> new ForwardingStore("sticky",
+					new InMemoryRateLimitStore(name, settings, ticker)) {
+
+				@Override
+				public Reservation reserve(String key, long cost, long maxWaitNanos) {
+					Reservation reservation = super.reserve(key, cost, maxWaitNanos);
+					return new Reservation() {
+
+						@Override
+						public RateLimitDecision getDecision() {
+							return reservation.getDecision();
+						}
+
+						@Override
+						public void cancel() {
+							reservation.cancel();
+						}
+
+						@Override
+						public void release() {
+							reservation.release();
+							throw new IllegalStateException("cannot return the permit to " + name);
+						}
+
+					};
+				}
+
+			})
+			.limiter("a", RateLimiterSettings.builder().store("sticky").maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.limiter("b", RateLimiterSettings.builder().store("sticky").maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
+			.build();
+		Permit permit = registry.acquireAll(List.of(new RateLimitRequest(registry.get("a"), "k", 1, Duration.ZERO),
+				new RateLimitRequest(registry.get("b"), "k", 1, Duration.ZERO),
+				new RateLimitRequest(registry.get("c"), "k", 1, Duration.ZERO)));
+
+		IllegalStateException failure = catchThrowableOfType(IllegalStateException.class, permit::close);
+
+		// The first failure used to end close() at once: b's and c's permits stayed held until
+		// their leases expired a minute later, and closing again did nothing.
+		assertThat(registry.get("b").inspect("k").getInFlight()).isZero();
+		assertThat(registry.get("c").inspect("k").getInFlight()).isZero();
+		assertThat(failure).hasMessage("cannot return the permit to a");
+		assertThat(failure.getSuppressed()).singleElement()
+			.satisfies((suppressed) -> assertThat(suppressed).hasMessage("cannot return the permit to b"));
 	}
 
 }
