@@ -163,13 +163,15 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public void awaitPermit(String key, Duration maxWait) throws InterruptedException {
-		this.store.awaitPermit(Objects.requireNonNull(key, "key"), Durations.saturatedNanos(maxWait));
+		this.store.awaitPermit(Objects.requireNonNull(key, "key"),
+				Durations.saturatedNanos(Objects.requireNonNull(maxWait, "maxWait")));
 	}
 
 	@Override
 	public CompletableFuture<Void> awaitPermitAsync(String key, Duration maxWait, ScheduledExecutorService scheduler) {
 		try {
-			return this.store.awaitPermitAsync(Objects.requireNonNull(key, "key"), Durations.saturatedNanos(maxWait),
+			return this.store.awaitPermitAsync(Objects.requireNonNull(key, "key"),
+					Durations.saturatedNanos(Objects.requireNonNull(maxWait, "maxWait")),
 					Objects.requireNonNull(scheduler, "scheduler"));
 		}
 		catch (RuntimeException ex) {

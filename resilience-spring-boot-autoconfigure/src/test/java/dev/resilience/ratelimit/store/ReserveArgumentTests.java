@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutionException;
 
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualScheduler;
 import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -50,6 +51,12 @@ class ReserveArgumentTests {
 	void reserveRejectsANullMaxWaitNamingIt() {
 		assertThatNullPointerException().isThrownBy(() -> this.limiter.reserve("k", 1, null)).withMessage("maxWait");
 		assertThatNullPointerException().isThrownBy(() -> this.limiter.acquire("k", 1, null)).withMessage("maxWait");
+		assertThatNullPointerException().isThrownBy(() -> this.limiter.awaitPermit("k", null)).withMessage("maxWait");
+		assertThat(catchThrowableOfType(ExecutionException.class,
+				() -> this.limiter.awaitPermitAsync("k", null, new ManualScheduler(this.ticker)).get()))
+			.cause()
+			.isInstanceOf(NullPointerException.class)
+			.hasMessage("maxWait");
 	}
 
 }
