@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.micrometer.context.ContextSnapshot;
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.Durations;
 import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
@@ -86,7 +87,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	/** Arms the deadline: one timer for the checkout and the lease. */
 	void schedule() {
-		long left = this.timeout.toNanos() - (this.pool.read() - this.start);
+		long left = Durations.saturatedNanos(this.timeout) - (this.pool.read() - this.start);
 		this.timer = this.pool.scheduler().schedule(this::deadline, Math.max(left, 0), TimeUnit.NANOSECONDS);
 		if (isOver()) {
 			cancelTimer();
@@ -108,7 +109,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	@Override
 	public Duration remaining() {
-		long left = this.timeout.toNanos() - (this.pool.read() - this.start);
+		long left = Durations.saturatedNanos(this.timeout) - (this.pool.read() - this.start);
 		return Duration.ofNanos(Math.max(left, 0));
 	}
 
@@ -217,7 +218,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	 */
 	boolean grant(Handle<T> offered) {
 		long waited = this.pool.read() - this.start;
-		if (waited >= this.timeout.toNanos()) {
+		if (waited >= Durations.saturatedNanos(this.timeout)) {
 			// The deadline is here: no time is left for the work, as for a blocking checkout.
 			timeOut(waited);
 			return false;
@@ -244,7 +245,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return;
 		}
 		long elapsed = this.pool.read() - this.start;
-		if (elapsed >= this.timeout.toNanos()) {
+		if (elapsed >= Durations.saturatedNanos(this.timeout)) {
 			if (this.state.compareAndSet(GRANTED, ENDED)) {
 				cancelTimer();
 				tooLate(held, elapsed);
@@ -300,7 +301,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	/** The deadline, on the scheduler. */
 	private void deadline() {
 		long elapsed = this.pool.read() - this.start;
-		if (elapsed < this.timeout.toNanos()) {
+		if (elapsed < Durations.saturatedNanos(this.timeout)) {
 			// Early by the pool's clock: wait for the rest.
 			if (!isOver()) {
 				schedule();

@@ -32,6 +32,7 @@ import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.Durations;
 import dev.resilience.internal.Listeners;
 import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
@@ -891,10 +892,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			throw closed();
 		}
 		while (true) {
-			long left = timeout.toNanos() - (this.ticker.read() - start);
+			long left = Durations.saturatedNanos(timeout) - (this.ticker.read() - start);
 			Handle<T> handle = (left > 0) ? borrow(left) : null;
 			long waited = this.ticker.read() - start;
-			if (handle == null || waited >= timeout.toNanos()) {
+			if (handle == null || waited >= Durations.saturatedNanos(timeout)) {
 				if (handle != null) {
 					giveBack(handle);
 				}
@@ -908,7 +909,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			// Closed on the replacing thread, where closing cannot hold the caller past its deadline,
 			// and not replaced: the caller waits for its place, then takes it itself and sees the
 			// factory's exception if a connection cannot be made.
-			awaitWithin(destroyLater(handle, false), timeout.toNanos() - (this.ticker.read() - start));
+			awaitWithin(destroyLater(handle, false), Durations.saturatedNanos(timeout) - (this.ticker.read() - start));
 		}
 	}
 
@@ -982,7 +983,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			giveBack(handle);
 			throw closed();
 		}
-		long left = timeout.toNanos() - (started - start);
+		long left = Durations.saturatedNanos(timeout) - (started - start);
 		try {
 			if (!call.await(left)) {
 				abandon(call);

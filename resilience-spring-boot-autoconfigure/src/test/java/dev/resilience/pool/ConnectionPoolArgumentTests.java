@@ -1,6 +1,8 @@
 package dev.resilience.pool;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +45,26 @@ class ConnectionPoolArgumentTests {
 			// No connection was made (nor checked out) for work that could never run.
 			assertThat(factory.created).hasValue(0);
 			assertThat(pool.getStats().active()).isZero();
+		}
+	}
+
+	@Test
+	void aTimeoutTooLongForNanosecondsMeansNoPracticalDeadline() throws Exception {
+		// Duration.toNanos() throws beyond about 292 years, a "no limit" value users write; every
+		// call then failed with ArithmeticException: long overflow.
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		try (ConnectionPool<Integer> pool = ConnectionPool.builder("p", new CountingFactory())
+			.settings(ConnectionPoolSettings.builder().timeout(forever).build())
+			.build()) {
+			String done = pool.withConnection(forever, (connection) -> "done");
+			assertThat(done).isEqualTo("done");
+			String byDefault = pool.withConnection((connection) -> "default");
+			assertThat(byDefault).isEqualTo("default");
+			CompletableFuture<String> async = pool.withConnectionAsync(forever,
+					(connection) -> CompletableFuture.completedFuture("async"));
+			assertThat(async.get(30, TimeUnit.SECONDS)).isEqualTo("async");
+			ConnectionLease<Integer> lease = pool.checkoutAsync(forever).get(30, TimeUnit.SECONDS);
+			lease.release();
 		}
 	}
 
