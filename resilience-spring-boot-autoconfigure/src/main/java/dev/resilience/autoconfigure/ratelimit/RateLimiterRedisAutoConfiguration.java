@@ -11,6 +11,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -24,18 +25,23 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner;
  * The connection is opened while the context starts, and startup waits for it up to
  * {@code resilience.redis.connect-timeout}, only when a limiter uses the Redis store: without one,
  * Redis is never contacted. Each store tells every {@link StoreFailureListener} bean of its failures.
+ * <p>
+ * The condition is on any {@link RedisConnectionFactory}, not on {@link LettuceConnectionFactory}:
+ * an application's own factory is often declared as the interface, and a bean's declared type is
+ * all a condition sees. A limiter with {@code store: redis} on a factory other than Lettuce's is a
+ * startup error naming the limiter.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class,
 		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({ LettuceConnectionFactory.class, RedisClusterAsyncCommands.class })
-@ConditionalOnBean(LettuceConnectionFactory.class)
+@ConditionalOnBean(RedisConnectionFactory.class)
 public final class RateLimiterRedisAutoConfiguration {
 
 	private static final System.Logger logger = System.getLogger(RateLimiterRedisAutoConfiguration.class.getName());
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisScriptRunner resilienceRedisScriptRunner(ObjectProvider<LettuceConnectionFactory> connectionFactory) {
+	RedisScriptRunner resilienceRedisScriptRunner(ObjectProvider<RedisConnectionFactory> connectionFactory) {
 		// Lettuce's shared connection, which reconnects by itself; the standalone and the cluster
 		// connection both answer the commands the store uses.
 		return new RedisScriptRunner(
@@ -45,11 +51,19 @@ public final class RateLimiterRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "resilienceRedisRateLimitStore")
 	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, RateLimitingProperties properties,
-			ObjectProvider<StoreFailureListener> listeners) {
+			ObjectProvider<StoreFailureListener> listeners, ObjectProvider<RedisConnectionFactory> connectionFactory) {
 		RateLimitingProperties.Redis redis = properties.getRedis();
-		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE,
-				(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(),
-						redis.getDecisionTimeout(), listeners.orderedStream().toList(), ticker));
+		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE, (name, settings, ticker) -> {
+			RedisConnectionFactory factory = connectionFactory.getIfUnique();
+			if (factory != null && !(factory instanceof LettuceConnectionFactory)) {
+				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is redis, which needs "
+						+ "Spring Data Redis with Lettuce (spring-boot-starter-data-redis) and its "
+						+ "LettuceConnectionFactory; the application's RedisConnectionFactory is a "
+						+ factory.getClass().getName());
+			}
+			return new RedisRateLimitStore(name, settings, runner, redis.getKeyPrefix(), redis.getDecisionTimeout(),
+					listeners.orderedStream().toList(), ticker);
+		});
 	}
 
 	@Bean

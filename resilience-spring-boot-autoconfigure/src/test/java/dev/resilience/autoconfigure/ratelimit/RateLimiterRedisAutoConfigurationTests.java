@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import java.io.IOException;
+import java.lang.reflect.Proxy;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
@@ -22,6 +23,10 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import dev.resilience.autoconfigure.Failures;
@@ -286,6 +291,50 @@ class RateLimiterRedisAutoConfigurationTests {
 					.anySatisfy((message) -> assertThat(message)
 						.startsWith("resilience.rate-limiters.partner.store is redis, which needs Spring Data Redis"));
 			});
+	}
+
+	@Test
+	void runWithTheApplicationsOwnLettuceFactoryDeclaredAsRedisConnectionFactoryShouldDecideInRedis() {
+		// a common way to declare one's own connection: the bean's declared type is the interface
+		this.contextRunner.withUserConfiguration(OwnConnectionFactory.class)
+			.withPropertyValues(shared("partner", 2))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+				assertThat(limiter.getStoreType()).isEqualTo("redis");
+				List<Boolean> outcomes = new ArrayList<>();
+				for (int i = 0; i < 3; i++) {
+					outcomes.add(limiter.tryAcquire("k", 1).isPermitted());
+				}
+				assertThat(outcomes).containsExactly(true, true, false);
+				assertThat(limiter.getStoreErrors()).isZero();
+			});
+	}
+
+	@Test
+	void runWithAConnectionFactoryOtherThanLettucesShouldFailNamingTheStoreProperty() {
+		this.contextRunner
+			.withBean(RedisConnectionFactory.class,
+					() -> (RedisConnectionFactory) Proxy.newProxyInstance(getClass().getClassLoader(),
+							new Class<?>[] { RedisConnectionFactory.class }, (proxy, method, args) -> {
+								throw new UnsupportedOperationException(method.getName());
+							}))
+			.withPropertyValues(shared("partner", 1))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
+					.startsWith("resilience.rate-limiters.partner.store is redis, which needs Spring Data Redis with Lettuce"));
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnConnectionFactory {
+
+		@Bean
+		RedisConnectionFactory redisConnectionFactory() {
+			return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port()));
+		}
+
 	}
 
 	private static String[] shared(String name, int limit) {
