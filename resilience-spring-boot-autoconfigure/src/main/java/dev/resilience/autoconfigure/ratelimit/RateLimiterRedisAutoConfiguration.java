@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
@@ -72,22 +73,68 @@ public final class RateLimiterRedisAutoConfiguration {
 			ObjectProvider<RateLimitingProperties> properties) {
 		// Opens the connection once every singleton exists and waits for it, so that the first
 		// decisions are Redis's: only when some limiter uses Redis.
-		return () -> {
-			RateLimitingProperties resilience = properties.getObject();
-			Duration timeout = resilience.getRedis().getConnectTimeout();
-			if (timeout.isNegative()) {
-				throw new IllegalArgumentException(
-						"resilience.redis.connect-timeout must not be negative but was " + timeout);
+		return () -> warm(runner, properties);
+	}
+
+	/**
+	 * Follows the context's {@code stop()} and {@code start()} (a restart, a CRaC checkpoint): stopping
+	 * the context closes Spring Data Redis's connection for good, which Lettuce does not reopen, so
+	 * when the context starts again, after the connection factory (phase 0), the runner forgets it
+	 * and opens a new one. Until then, and after the context closed, decisions find the connection
+	 * closed and follow {@code on-store-failure} at once.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "resilienceRedisConnectionLifecycle")
+	static SmartLifecycle resilienceRedisConnectionLifecycle(ObjectProvider<RedisScriptRunner> runner,
+			ObjectProvider<RateLimitingProperties> properties) {
+		return new SmartLifecycle() {
+
+			private volatile boolean running;
+
+			private volatile boolean stopped;
+
+			@Override
+			public void start() {
+				if (this.stopped) {
+					runner.getObject().disconnect();
+					warm(runner, properties);
+				}
+				this.running = true;
 			}
-			boolean used = resilience.getRateLimiters()
-				.values()
-				.stream()
-				.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
-			if (used && !runner.getObject().connect(timeout)) {
-				logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
-						+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
+
+			@Override
+			public void stop() {
+				this.running = false;
+				this.stopped = true;
 			}
+
+			@Override
+			public boolean isRunning() {
+				return this.running;
+			}
+
+			@Override
+			public int getPhase() {
+				return 1;
+			}
+
 		};
+	}
+
+	private static void warm(ObjectProvider<RedisScriptRunner> runner, ObjectProvider<RateLimitingProperties> properties) {
+		RateLimitingProperties resilience = properties.getObject();
+		Duration timeout = resilience.getRedis().getConnectTimeout();
+		if (timeout.isNegative()) {
+			throw new IllegalArgumentException("resilience.redis.connect-timeout must not be negative but was " + timeout);
+		}
+		boolean used = resilience.getRateLimiters()
+			.values()
+			.stream()
+			.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
+		if (used && !runner.getObject().connect(timeout)) {
+			logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
+					+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
+		}
 	}
 
 }

@@ -148,6 +148,18 @@ public final class RedisScriptRunner {
 	}
 
 	/**
+	 * Forgets the connection, and any attempt to open one, so that the next command (or
+	 * {@link #connect(Duration)}) opens it again through the connector: for a connection closed
+	 * for good, as when the application context is stopped ({@code Lifecycle.stop()}), which closes
+	 * Spring Data Redis's connection, and started again. Lettuce does not reopen such a connection.
+	 */
+	public synchronized void disconnect() {
+		this.connection = null;
+		this.connecting = null;
+		this.outages.clear();
+	}
+
+	/**
 	 * Starts opening the connection, unless it is open or being opened, without waiting for it.
 	 */
 	public void connectInBackground() {
@@ -403,6 +415,7 @@ public final class RedisScriptRunner {
 		if (connecting == null || connecting.isCompletedExceptionally()) {
 			// One attempt at a time, on a thread that is not the caller's: the caller's wait is
 			// bounded by its deadline, however long connecting takes.
+			CompletableFuture<?>[] attempt = new CompletableFuture<?>[1];
 			connecting = CompletableFuture.supplyAsync(() -> {
 				Connection opened = new Connection(this.connector.get());
 				// Sent ahead of any call, so that each script's first call is an EVALSHA too; not
@@ -410,13 +423,19 @@ public final class RedisScriptRunner {
 				for (Script script : Script.values()) {
 					opened.commands.scriptLoad(script.text);
 				}
-				this.connection = opened;
+				synchronized (this) {
+					// unless disconnect() forgot this attempt meanwhile: its connection may be closed
+					if (this.connecting == attempt[0]) {
+						this.connection = opened;
+					}
+				}
 				return opened;
 			}, (task) -> {
 				Thread thread = new Thread(task, "resilience-redis-connect");
 				thread.setDaemon(true);
 				thread.start();
 			});
+			attempt[0] = connecting;
 			this.connecting = connecting;
 		}
 		return connecting;
