@@ -131,7 +131,11 @@ public final class RateLimiterRedisAutoConfiguration {
 			.values()
 			.stream()
 			.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
-		if (used && !runner.getObject().connect(timeout)) {
+		if (used && timeout.isZero()) {
+			// what connect-timeout: 0 asks for: no wait, so nothing to warn of
+			runner.getObject().connectInBackground();
+		}
+		else if (used && !runner.getObject().connect(timeout)) {
 			logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
 					+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
 		}

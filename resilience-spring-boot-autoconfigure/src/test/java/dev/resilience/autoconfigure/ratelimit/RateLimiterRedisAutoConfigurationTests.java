@@ -9,8 +9,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Collectors;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -232,6 +236,44 @@ class RateLimiterRedisAutoConfigurationTests {
 				}
 				assertThat(Duration.ofNanos(System.nanoTime() - decided)).isLessThan(Duration.ofMillis(200));
 			});
+	}
+
+	@Test
+	void runWhenConnectTimeoutIsZeroShouldConnectInTheBackgroundWithoutAWarning() {
+		// held here: java.util.logging keeps loggers only weakly
+		Logger logger = Logger.getLogger(RateLimiterRedisAutoConfiguration.class.getName());
+		List<String> lines = new CopyOnWriteArrayList<>();
+		Handler handler = new Handler() {
+
+			@Override
+			public void publish(LogRecord record) {
+				lines.add(record.getLevel() + " " + record.getMessage());
+			}
+
+			@Override
+			public void flush() {
+			}
+
+			@Override
+			public void close() {
+			}
+
+		};
+		logger.addHandler(handler);
+		try {
+			this.contextRunner.withPropertyValues(shared("partner", 3))
+				.withPropertyValues("resilience.redis.connect-timeout=0")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+					assertThat(limiter.checkStoreStatus().reachable()).isTrue();
+				});
+		}
+		finally {
+			logger.removeHandler(handler);
+		}
+		// connecting in the background is what the property asked for: no "Redis did not answer"
+		assertThat(lines).isEmpty();
 	}
 
 	@Test
