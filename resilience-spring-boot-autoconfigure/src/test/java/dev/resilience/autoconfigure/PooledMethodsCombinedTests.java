@@ -96,7 +96,8 @@ class PooledMethodsCombinedTests {
 				.withCauseInstanceOf(dev.resilience.pool.OperationTimeoutException.class);
 			assertThat(meters.get("resilience.pool.operation").tag("pool", "two").tag("outcome", "timeout").timer().count())
 				.isOne();
-			CompletableFuture<String> holding = inner.never();
+			// holds the only connection for longer than the next call waits for one
+			CompletableFuture<String> holding = inner.neverLong();
 			assertThatExceptionOfType(ExecutionException.class)
 				.isThrownBy(() -> inner.never().get(5, TimeUnit.SECONDS))
 				.withCauseInstanceOf(CheckoutTimeoutException.class);
