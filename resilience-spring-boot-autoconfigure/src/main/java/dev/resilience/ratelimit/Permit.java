@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import dev.resilience.internal.Failures;
+
 /**
  * An admitted call. Closing it returns its concurrency permits; closing it again does nothing,
  * whether by {@link #close()} or {@link #closeAsync()}.
@@ -55,25 +57,8 @@ public final class Permit implements AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		if (!this.closed.compareAndSet(false, true)) {
-			return;
-		}
-		RuntimeException failure = null;
-		for (Reservation reservation : this.reservations) {
-			try {
-				reservation.release();
-			}
-			catch (RuntimeException ex) {
-				if (failure == null) {
-					failure = ex;
-				}
-				else {
-					failure.addSuppressed(ex);
-				}
-			}
-		}
-		if (failure != null) {
-			throw failure;
+		if (this.closed.compareAndSet(false, true)) {
+			Failures.forEachThenThrowFirst(this.reservations, Reservation::release);
 		}
 	}
 

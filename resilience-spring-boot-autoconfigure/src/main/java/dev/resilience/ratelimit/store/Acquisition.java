@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 import dev.resilience.internal.Durations;
+import dev.resilience.internal.Failures;
 import dev.resilience.observation.ResilienceObservation;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.Permit;
@@ -508,12 +509,7 @@ final class Acquisition {
 					this.giveBack.accept(reservation);
 				}
 				catch (RuntimeException ex) {
-					if (failure == null) {
-						failure = ex;
-					}
-					else {
-						failure.addSuppressed(ex);
-					}
+					failure = Failures.firstOf(failure, ex);
 				}
 			}
 		}
