@@ -136,15 +136,16 @@ final class StoreRateLimiter implements RateLimiter {
 
 	@Override
 	public Reservation reserve(String key, int cost, Duration maxWait) {
-		checkCost(this.current, cost);
-		return this.store.reserve(Objects.requireNonNull(key, "key"), cost, maxWaitNanos(maxWait));
+		// Checked as an acquisition's request is: a negative wait would reject even a call admitted at once.
+		RateLimitRequest request = new RateLimitRequest(this, key, cost, maxWait);
+		return this.store.reserve(request.key(), request.cost(), Durations.saturatedNanos(request.maxWait()));
 	}
 
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, int cost, Duration maxWait) {
 		try {
-			checkCost(this.current, cost);
-			return this.store.reserveAsync(Objects.requireNonNull(key, "key"), cost, maxWaitNanos(maxWait));
+			RateLimitRequest request = new RateLimitRequest(this, key, cost, maxWait);
+			return this.store.reserveAsync(request.key(), request.cost(), Durations.saturatedNanos(request.maxWait()));
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
@@ -204,17 +205,6 @@ final class StoreRateLimiter implements RateLimiter {
 		catch (IllegalArgumentException ex) {
 			throw new IllegalArgumentException("Rate limiter '" + this.name + "': " + ex.getMessage(), ex);
 		}
-	}
-
-	/**
-	 * Checks a reservation's wait as {@link RateLimitRequest} checks an acquisition's: a negative
-	 * one would reject even a call the limiter admits at once, with no time to retry after.
-	 */
-	private static long maxWaitNanos(Duration maxWait) {
-		if (Objects.requireNonNull(maxWait, "maxWait").isNegative()) {
-			throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
-		}
-		return Durations.saturatedNanos(maxWait);
 	}
 
 	/**
