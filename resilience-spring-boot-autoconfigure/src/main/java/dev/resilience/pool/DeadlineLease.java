@@ -53,6 +53,9 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	private final Duration timeout;
 
+	/** {@link #timeout} in nanoseconds, saturated: a timeout beyond about 292 years is no deadline. */
+	private final long timeoutNanos;
+
 	private final long start;
 
 	private final ContextSnapshot context;
@@ -76,6 +79,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	DeadlineLease(DeadlinePool<T> pool, Duration timeout, long start, ContextSnapshot context) {
 		this.pool = pool;
 		this.timeout = timeout;
+		this.timeoutNanos = Durations.saturatedNanos(timeout);
 		this.start = start;
 		this.context = context;
 		this.checkout.whenComplete((lease, ex) -> {
@@ -87,7 +91,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	/** Arms the deadline: one timer for the checkout and the lease. */
 	void schedule() {
-		long left = Durations.saturatedNanos(this.timeout) - (this.pool.read() - this.start);
+		long left = this.timeoutNanos - (this.pool.read() - this.start);
 		this.timer = this.pool.scheduler().schedule(this::deadline, Math.max(left, 0), TimeUnit.NANOSECONDS);
 		if (isOver()) {
 			cancelTimer();
@@ -109,7 +113,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	@Override
 	public Duration remaining() {
-		long left = Durations.saturatedNanos(this.timeout) - (this.pool.read() - this.start);
+		long left = this.timeoutNanos - (this.pool.read() - this.start);
 		return Duration.ofNanos(Math.max(left, 0));
 	}
 
@@ -218,7 +222,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	 */
 	boolean grant(Handle<T> offered) {
 		long waited = this.pool.read() - this.start;
-		if (waited >= Durations.saturatedNanos(this.timeout)) {
+		if (waited >= this.timeoutNanos) {
 			// The deadline is here: no time is left for the work, as for a blocking checkout.
 			timeOut(waited);
 			return false;
@@ -245,7 +249,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return;
 		}
 		long elapsed = this.pool.read() - this.start;
-		if (elapsed >= Durations.saturatedNanos(this.timeout)) {
+		if (elapsed >= this.timeoutNanos) {
 			if (this.state.compareAndSet(GRANTED, ENDED)) {
 				cancelTimer();
 				tooLate(held, elapsed);
@@ -301,7 +305,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	/** The deadline, on the scheduler. */
 	private void deadline() {
 		long elapsed = this.pool.read() - this.start;
-		if (elapsed < Durations.saturatedNanos(this.timeout)) {
+		if (elapsed < this.timeoutNanos) {
 			// Early by the pool's clock: wait for the rest.
 			if (!isOver()) {
 				schedule();

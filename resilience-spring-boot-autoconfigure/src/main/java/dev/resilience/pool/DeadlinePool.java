@@ -891,11 +891,12 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		if (this.pool.isClosed()) {
 			throw closed();
 		}
+		long timeoutNanos = Durations.saturatedNanos(timeout);
 		while (true) {
-			long left = Durations.saturatedNanos(timeout) - (this.ticker.read() - start);
+			long left = timeoutNanos - (this.ticker.read() - start);
 			Handle<T> handle = (left > 0) ? borrow(left) : null;
 			long waited = this.ticker.read() - start;
-			if (handle == null || waited >= Durations.saturatedNanos(timeout)) {
+			if (handle == null || waited >= timeoutNanos) {
 				if (handle != null) {
 					giveBack(handle);
 				}
@@ -909,7 +910,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			// Closed on the replacing thread, where closing cannot hold the caller past its deadline,
 			// and not replaced: the caller waits for its place, then takes it itself and sees the
 			// factory's exception if a connection cannot be made.
-			awaitWithin(destroyLater(handle, false), Durations.saturatedNanos(timeout) - (this.ticker.read() - start));
+			awaitWithin(destroyLater(handle, false), timeoutNanos - (this.ticker.read() - start));
 		}
 	}
 
