@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.MergedAnnotation;
 
 import dev.resilience.autoconfigure.ratelimit.RateLimitedMethod.Limit;
 import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
@@ -69,18 +70,16 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 
 	/**
 	 * The same annotation written twice on one element: Spring's merged view holds it once, so it
-	 * would silently count once instead of failing as a limiter named twice with the same key does.
+	 * would silently count once; bound twice, it fails as a limiter named twice with the same key does.
 	 */
-	private static void checkNotRepeatedVerbatim(AnnotatedElement element, Method method) {
+	private void checkNotRepeatedVerbatim(AnnotatedElement element, Method method) {
 		RateLimited[] declared = element.getDeclaredAnnotationsByType(RateLimited.class);
 		for (int i = 0; i < declared.length; i++) {
 			for (int j = i + 1; j < declared.length; j++) {
 				if (declared[i].equals(declared[j])) {
-					String name = declared[i].name().isEmpty() ? declared[i].value() : declared[i].name();
-					String key = declared[i].key();
-					throw new IllegalStateException("@RateLimited on " + AnnotationAttributeResolver.describe(method)
-							+ " names the rate limiter '" + name + "' twice with the same key"
-							+ (key.isBlank() ? "" : " '" + key + "'") + "; a call would count twice against it");
+					// synthesized, so that name and its alias value are one
+					RateLimited repeated = MergedAnnotation.from(element, declared[i]).synthesize();
+					checkNoDuplicates(List.of(bind(repeated, method), bind(repeated, method)));
 				}
 			}
 		}
