@@ -140,7 +140,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 					+ userClass.getSimpleName() + " has no method " + expected);
 		}
 		for (Method fallback : found) {
-			Class<?> failure = fallback.getParameterTypes()[parameters.length];
+			Class<?> failure = RetryableMethod.failureType(fallback);
 			if (Error.class.isAssignableFrom(failure)) {
 				throw new IllegalStateException(where + " names the fallbackMethod "
 						+ AnnotationAttributeResolver.describe(fallback) + ", whose exception parameter "
@@ -163,9 +163,8 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		if (name.isBlank() || !method.getName().equals(name)) {
 			return false;
 		}
-		Class<?>[] parameters = method.getParameterTypes();
-		int failure = parameters.length - (KotlinDetector.isSuspendingFunction(method) ? 2 : 1);
-		return failure >= 0 && Throwable.class.isAssignableFrom(parameters[failure]);
+		int failure = RetryableMethod.failureIndex(method);
+		return failure >= 0 && Throwable.class.isAssignableFrom(method.getParameterTypes()[failure]);
 	}
 
 	private static boolean fitsParameters(Method candidate, Class<?>[] parameters, boolean suspending) {

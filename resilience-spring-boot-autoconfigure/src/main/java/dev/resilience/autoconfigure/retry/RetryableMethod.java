@@ -205,10 +205,19 @@ final class RetryableMethod {
 		return best;
 	}
 
-	private static Class<?> failureType(Method fallback) {
-		// A suspend fallback's exception parameter comes before its Continuation.
-		int index = fallback.getParameterCount() - (KotlinDetector.isSuspendingFunction(fallback) ? 2 : 1);
-		return fallback.getParameterTypes()[index];
+	/**
+	 * Where a fallback's exception parameter is: last, or before the {@code Continuation} of a
+	 * suspend fallback.
+	 * @param fallback a fallback method, or a method that might be one
+	 * @return the index, negative when the method has too few parameters to be one
+	 */
+	static int failureIndex(Method fallback) {
+		return fallback.getParameterCount() - (KotlinDetector.isSuspendingFunction(fallback) ? 2 : 1);
+	}
+
+	/** The type of failure a fallback takes. */
+	static Class<?> failureType(Method fallback) {
+		return fallback.getParameterTypes()[failureIndex(fallback)];
 	}
 
 	private static Map<String, @Nullable Object> variable(String name, @Nullable Object value) {
@@ -240,9 +249,10 @@ final class RetryableMethod {
 	private static final class SuspendingFallback {
 
 		static Object invoke(Method fallback, @Nullable Object target, @Nullable Object[] arguments, Throwable failure) {
-			int count = fallback.getParameterCount() - 1;
-			Object[] fallbackArguments = Arrays.copyOf((arguments != null) ? arguments : new Object[0], count);
-			fallbackArguments[count - 1] = failure;
+			// The Continuation is not passed: CoroutinesUtils adds its own.
+			int failureIndex = failureIndex(fallback);
+			Object[] fallbackArguments = Arrays.copyOf((arguments != null) ? arguments : new Object[0], failureIndex + 1);
+			fallbackArguments[failureIndex] = failure;
 			return CoroutinesUtils.invokeSuspendingFunction(fallback, target, fallbackArguments);
 		}
 
