@@ -15,6 +15,7 @@ import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.Causes;
 import dev.resilience.poll.PollHistory;
 import dev.resilience.poll.PollListener;
 import dev.resilience.pool.ConnectionPoolListener;
@@ -188,7 +189,7 @@ public final class ResilienceEvents
 		String message = cause.getMessage();
 		String description = cause.getClass().getSimpleName() + ((message != null) ? ": " + message : "");
 		if (!this.includeKeys) {
-			for (Throwable rejected = cause; rejected != null; rejected = rejected.getCause()) {
+			for (Throwable rejected : Causes.chain(cause)) {
 				if (rejected instanceof RateLimitExceededException exceeded && !exceeded.getKey().isEmpty()) {
 					description = description.replace(" for key '" + exceeded.getKey() + "'", "");
 				}
