@@ -123,10 +123,8 @@ public final class RateLimiterRedisAutoConfiguration {
 
 	private static void warm(ObjectProvider<RedisScriptRunner> runner, ObjectProvider<RateLimitingProperties> properties) {
 		RateLimitingProperties resilience = properties.getObject();
+		// never negative: the properties refuse that when bound
 		Duration timeout = resilience.getRedis().getConnectTimeout();
-		if (timeout.isNegative()) {
-			throw new IllegalArgumentException("resilience.redis.connect-timeout must not be negative but was " + timeout);
-		}
 		boolean used = resilience.getRateLimiters()
 			.values()
 			.stream()

@@ -162,19 +162,9 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	private ContextSnapshotFactory findContextSnapshots() {
 		ConfigurableListableBeanFactory beanFactory = this.beanFactory;
 		return (beanFactory != null)
-				? beanFactory.getBeanProvider(ContextSnapshotFactory.class).getIfUnique(GlobalContext::factory)
-				: GlobalContext.factory();
-	}
-
-	/** Captures the accessors of the global {@code ContextRegistry}, made when first asked for. */
-	private static final class GlobalContext {
-
-		static final ContextSnapshotFactory INSTANCE = ContextSnapshotFactory.builder().build();
-
-		static ContextSnapshotFactory factory() {
-			return INSTANCE;
-		}
-
+				? beanFactory.getBeanProvider(ContextSnapshotFactory.class)
+					.getIfUnique(() -> ContextSnapshotFactory.builder().build())
+				: ContextSnapshotFactory.builder().build();
 	}
 
 	private ScheduledExecutorService findScheduler() {
