@@ -29,34 +29,7 @@ class GiveBackFailureTests {
 		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
-			.store("sticky", (name, settings, ticker) -> new ForwardingStore("sticky",
-					new InMemoryRateLimitStore(name, settings, ticker)) {
-
-				@Override
-				public Reservation reserve(String key, long cost, long maxWaitNanos) {
-					Reservation reservation = super.reserve(key, cost, maxWaitNanos);
-					return new Reservation() {
-
-						@Override
-						public RateLimitDecision getDecision() {
-							return reservation.getDecision();
-						}
-
-						@Override
-						public void cancel() {
-							reservation.cancel();
-							throw new IllegalStateException("cannot give back to " + name);
-						}
-
-						@Override
-						public void release() {
-							reservation.release();
-						}
-
-					};
-				}
-
-			})
+			.store("sticky", failingAfter(Operation.CANCEL, "cannot give back to "))
 			.limiter("a", RateLimiterSettings.builder().store("sticky").window(5, Duration.ofSeconds(1)).build())
 			.limiter("b", RateLimiterSettings.builder().store("sticky").window(5, Duration.ofSeconds(1)).build())
 			.limiter("c", RateLimiterSettings.builder().window(1, Duration.ofMinutes(1)).build())
@@ -81,34 +54,7 @@ class GiveBackFailureTests {
 		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
-			.store("sticky", (name, settings, ticker) -> new ForwardingStore("sticky",
-					new InMemoryRateLimitStore(name, settings, ticker)) {
-
-				@Override
-				public Reservation reserve(String key, long cost, long maxWaitNanos) {
-					Reservation reservation = super.reserve(key, cost, maxWaitNanos);
-					return new Reservation() {
-
-						@Override
-						public RateLimitDecision getDecision() {
-							return reservation.getDecision();
-						}
-
-						@Override
-						public void cancel() {
-							reservation.cancel();
-						}
-
-						@Override
-						public void release() {
-							reservation.release();
-							throw new IllegalStateException("cannot return the permit to " + name);
-						}
-
-					};
-				}
-
-			})
+			.store("sticky", failingAfter(Operation.RELEASE, "cannot return the permit to "))
 			.limiter("a", RateLimiterSettings.builder().store("sticky").maxConcurrent(1, Duration.ofMinutes(1)).build())
 			.limiter("b", RateLimiterSettings.builder().store("sticky").maxConcurrent(1, Duration.ofMinutes(1)).build())
 			.limiter("c", RateLimiterSettings.builder().maxConcurrent(1, Duration.ofMinutes(1)).build())
@@ -126,6 +72,54 @@ class GiveBackFailureTests {
 		assertThat(failure).hasMessage("cannot return the permit to a");
 		assertThat(failure.getSuppressed()).singleElement()
 			.satisfies((suppressed) -> assertThat(suppressed).hasMessage("cannot return the permit to b"));
+	}
+
+	/** What a reservation of {@link #failingAfter} fails at. */
+	private enum Operation {
+
+		CANCEL, RELEASE
+
+	}
+
+	/**
+	 * An in-memory store whose reservations do their work, then throw at one operation, naming the
+	 * limiter after {@code message}.
+	 */
+	private static RateLimitStoreFactory failingAfter(Operation failing, String message) {
+		return (name, settings, ticker) -> new ForwardingStore("sticky", new InMemoryRateLimitStore(name, settings, ticker)) {
+
+			@Override
+			public Reservation reserve(String key, long cost, long maxWaitNanos) {
+				Reservation reservation = super.reserve(key, cost, maxWaitNanos);
+				return new Reservation() {
+
+					@Override
+					public RateLimitDecision getDecision() {
+						return reservation.getDecision();
+					}
+
+					@Override
+					public void cancel() {
+						reservation.cancel();
+						failIf(Operation.CANCEL);
+					}
+
+					@Override
+					public void release() {
+						reservation.release();
+						failIf(Operation.RELEASE);
+					}
+
+					private void failIf(Operation operation) {
+						if (operation == failing) {
+							throw new IllegalStateException(message + name);
+						}
+					}
+
+				};
+			}
+
+		};
 	}
 
 }
