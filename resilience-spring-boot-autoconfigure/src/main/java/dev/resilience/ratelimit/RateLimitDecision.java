@@ -1,6 +1,7 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -30,6 +31,9 @@ public final class RateLimitDecision {
 	private final int inFlight;
 
 	private final int maxConcurrent;
+
+	/** The rest of the pause in force for the key when decided, 0 when none. */
+	private final long pauseNanos;
 
 	/*
 	 * Speed: most callers only ask whether they were permitted, so a store's decision keeps the
@@ -81,11 +85,11 @@ public final class RateLimitDecision {
 	public RateLimitDecision(String limiterName, String key, boolean permitted, Duration wait, Duration retryAfter,
 			boolean concurrencyLimited, List<Quota> quotas, int inFlight, int maxConcurrent) {
 		this(limiterName, key, permitted, Durations.saturatedNanos(wait), Durations.saturatedNanos(retryAfter), concurrencyLimited,
-				inFlight, maxConcurrent, List.copyOf(quotas), null, 0, null, null);
+				inFlight, maxConcurrent, 0, List.copyOf(quotas), null, 0, null, null);
 	}
 
 	private RateLimitDecision(String limiterName, String key, boolean permitted, long waitNanos, long retryAfterNanos,
-			boolean concurrencyLimited, int inFlight, int maxConcurrent, @Nullable List<Quota> quotas,
+			boolean concurrencyLimited, int inFlight, int maxConcurrent, long pauseNanos, @Nullable List<Quota> quotas,
 			@Nullable RateLimiterSettings settings, long at, @Nullable BucketLevel bucket,
 			long @Nullable [] windowQuotas) {
 		this.limiterName = Objects.requireNonNull(limiterName, "limiterName");
@@ -96,6 +100,7 @@ public final class RateLimitDecision {
 		this.concurrencyLimited = concurrencyLimited;
 		this.inFlight = inFlight;
 		this.maxConcurrent = maxConcurrent;
+		this.pauseNanos = Math.max(0, pauseNanos);
 		this.quotas = quotas;
 		this.settings = settings;
 		this.at = at;
@@ -125,7 +130,40 @@ public final class RateLimitDecision {
 			long retryAfterNanos, boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
 			@Nullable BucketLevel bucket, long @Nullable [] windowQuotas) {
 		return new RateLimitDecision(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
-				inFlight, settings.maxConcurrent(), null, settings, at, bucket, windowQuotas);
+				inFlight, settings.maxConcurrent(), 0, null, settings, at, bucket, windowQuotas);
+	}
+
+	/**
+	 * A rejection because the key is paused (SPEC §10): nothing was consumed, every constraint
+	 * shows no quota left until the caller may ask again. Also the state {@link RateLimiter#inspect}
+	 * shows for a paused key. For store implementations.
+	 * @param limiterName the limiter that decided
+	 * @param key the key the decision is for
+	 * @param settings the limiter's settings
+	 * @param pauseNanos the rest of the pause in force, positive
+	 * @param retryAfterNanos when the caller may ask again: the rest of the pause, and its share of
+	 * the spread of resumptions
+	 * @return the decision
+	 */
+	public static RateLimitDecision paused(String limiterName, String key, RateLimiterSettings settings,
+			long pauseNanos, long retryAfterNanos) {
+		List<Quota> quotas = new ArrayList<>(1 + settings.windows().size());
+		Duration reset = Duration.ofNanos(Math.max(0, retryAfterNanos));
+		TokenBucketSettings bucketSettings = settings.tokenBucket();
+		if (bucketSettings != null) {
+			quotas.add(new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), fullRefill(bucketSettings), 0, reset));
+		}
+		for (WindowSettings window : settings.windows()) {
+			quotas.add(new Quota(Quota.Type.WINDOW, window.limit(), window.period(), 0, reset));
+		}
+		return new RateLimitDecision(limiterName, key, false, 0, retryAfterNanos, false, 0, settings.maxConcurrent(),
+				Math.max(1, pauseNanos), List.copyOf(quotas), null, 0, null, null);
+	}
+
+	/** The time a token bucket takes to refill from empty: its quota's window. */
+	private static Duration fullRefill(TokenBucketSettings bucketSettings) {
+		return Duration.ofNanos(Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
+				bucketSettings.refillTokens()));
 	}
 
 	/**
@@ -136,7 +174,7 @@ public final class RateLimitDecision {
 	 */
 	public RateLimitDecision waited(long nanos) {
 		return new RateLimitDecision(this.limiterName, this.key, true, nanos, this.retryAfterNanos, false, this.inFlight,
-				this.maxConcurrent, this.quotas, this.settings, this.at, this.bucket, this.windowQuotas);
+				this.maxConcurrent, this.pauseNanos, this.quotas, this.settings, this.at, this.bucket, this.windowQuotas);
 	}
 
 	/**
@@ -227,9 +265,7 @@ public final class RateLimitDecision {
 			long tokens = bucketTokens(bucketSettings, bucket);
 			long reset = (tokens >= bucketSettings.capacity()) ? 0
 					: bucket.availableAt(bucketSettings, this.at, tokens + 1) - this.at;
-			long fullRefill = Durations.mulDivCeil(bucketSettings.capacity(), bucketSettings.refillPeriodNanos(),
-					bucketSettings.refillTokens());
-			quotas[next++] = new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), Duration.ofNanos(fullRefill),
+			quotas[next++] = new Quota(Quota.Type.TOKEN_BUCKET, bucketSettings.capacity(), fullRefill(bucketSettings),
 					tokens, Duration.ofNanos(Math.max(0, reset)));
 		}
 		long[] windowQuotas = this.windowQuotas;
@@ -243,6 +279,24 @@ public final class RateLimitDecision {
 
 	private long bucketTokens(TokenBucketSettings bucketSettings, BucketLevel bucket) {
 		return bucket.tokensAt(bucketSettings, this.at);
+	}
+
+	/**
+	 * Returns whether the key was paused when decided, because its partner signalled a throttle
+	 * or the application paused it ({@link RateLimiter#pause}): a paused key's calls are rejected,
+	 * consuming nothing, until the pause ends.
+	 * @return whether a pause was in force
+	 */
+	public boolean isPaused() {
+		return this.pauseNanos > 0;
+	}
+
+	/**
+	 * Returns the rest of the pause in force for the key when decided.
+	 * @return the rest of the pause, zero when the key was not paused
+	 */
+	public Duration getPause() {
+		return Duration.ofNanos(this.pauseNanos);
 	}
 
 	/**
@@ -283,7 +337,8 @@ public final class RateLimitDecision {
 			}
 		}
 		if (this.maxConcurrent > 0) {
-			tighten(tightest, Math.max(0, this.maxConcurrent - this.inFlight), this.maxConcurrent);
+			// a paused key admits nothing, permits free or not
+			tighten(tightest, isPaused() ? 0 : Math.max(0, this.maxConcurrent - this.inFlight), this.maxConcurrent);
 		}
 		return tightest;
 	}
@@ -298,7 +353,7 @@ public final class RateLimitDecision {
 	@Override
 	public String toString() {
 		return "RateLimitDecision[limiter=" + this.limiterName + ", key=" + this.key + ", permitted=" + this.permitted
-				+ ", wait=" + getWait() + ", retryAfter=" + getRetryAfter() + ", quotas=" + getQuotas() + ", inFlight="
+				+ ", wait=" + getWait() + ", retryAfter=" + getRetryAfter() + (isPaused() ? ", pause=" + getPause() : "") + ", quotas=" + getQuotas() + ", inFlight="
 				+ this.inFlight + "]";
 	}
 

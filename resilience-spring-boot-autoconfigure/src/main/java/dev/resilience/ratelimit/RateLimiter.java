@@ -154,6 +154,47 @@ public interface RateLimiter {
 	CompletableFuture<Void> awaitPermitAsync(String key, Duration maxWait, ScheduledExecutorService scheduler);
 
 	/**
+	 * Pauses one key by hand (SPEC §10), as a throttle signal of the partner would: until the
+	 * store's clock reaches now + {@code duration} (never more than {@code pause-on-throttle.max-pause}),
+	 * the key's calls are rejected with the rest of the pause as their Retry-After, or wait for it
+	 * within their {@code max-wait}, consuming nothing. A pause in force that ends later is kept.
+	 * With a shared store (Redis), every instance sees the pause at its next decision. Counted with
+	 * the cause {@code manual}.
+	 * @param key the bucket
+	 * @param duration the pause, positive
+	 * @throws IllegalStateException if the limiter's {@code pause-on-throttle} is not enabled
+	 * @throws IllegalArgumentException if the duration is not positive
+	 */
+	default void pause(String key, Duration duration) {
+		if (duration == null || duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException("a pause must be positive but was " + duration);
+		}
+		pause(key, Throttle.manual(duration));
+	}
+
+	/**
+	 * Pauses one key for a partner's throttle signal: for the wait it names, or the limiter's
+	 * {@code pause-on-throttle.default-pause} when it names none, never more than
+	 * {@code pause-on-throttle.max-pause}. Listeners are told of the pause.
+	 * @param key the bucket
+	 * @param throttle the signal
+	 * @return the pause applied
+	 * @throws IllegalStateException if the limiter's {@code pause-on-throttle} is not enabled
+	 */
+	Duration pause(String key, Throttle throttle);
+
+	/**
+	 * Pauses one key as {@link #pause(String, Throttle)} does, without holding the calling thread
+	 * for a remote store's answer. A store that cannot be reached counts a store error; the future
+	 * still completes normally, as a pause is advice.
+	 * @param key the bucket
+	 * @param throttle the signal
+	 * @return the pause applied, when stored; completed exceptionally with
+	 * {@link IllegalStateException} if the limiter's {@code pause-on-throttle} is not enabled
+	 */
+	CompletableFuture<Duration> pauseAsync(String key, Throttle throttle);
+
+	/**
 	 * Returns the state of one key, consuming nothing.
 	 * @param key the bucket
 	 * @return the state as a decision

@@ -21,10 +21,11 @@ import org.jspecify.annotations.Nullable;
  * @param maxKeys the most keys a store that keeps them in this JVM holds; beyond it the least
  * recently used are forgotten (and start full again)
  * @param onStoreFailure what a remote store decides when it cannot reach its server in time
+ * @param pauseOnThrottle how the limiter follows its partner's throttle signals
  */
 public record RateLimiterSettings(String store, @Nullable TokenBucketSettings tokenBucket, List<WindowSettings> windows,
 		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait, long maxKeys,
-		StoreFailurePolicy onStoreFailure) {
+		StoreFailurePolicy onStoreFailure, PauseOnThrottleSettings pauseOnThrottle) {
 
 	/** The store kept in this JVM's memory. */
 	public static final String MEMORY_STORE = "memory";
@@ -43,6 +44,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 	 * @param maxWait see the record component
 	 * @param maxKeys see the record component
 	 * @param onStoreFailure see the record component
+	 * @param pauseOnThrottle see the record component
 	 * @throws IllegalArgumentException if a value is out of range, two windows have the same
 	 * period, or there is no constraint
 	 */
@@ -52,6 +54,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		Objects.requireNonNull(leaseTimeout, "leaseTimeout");
 		Objects.requireNonNull(maxWait, "maxWait");
 		Objects.requireNonNull(onStoreFailure, "onStoreFailure");
+		Objects.requireNonNull(pauseOnThrottle, "pauseOnThrottle");
 		windows = List.copyOf(windows);
 		if (maxConcurrent < 0) {
 			throw new IllegalArgumentException("max-concurrent must be 0 (unlimited) or positive but was " + maxConcurrent);
@@ -82,8 +85,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 
 	/**
 	 * Returns a builder with the defaults: memory store, exact windows, no concurrency limit,
-	 * a one-minute lease timeout, no waiting, at most {@value #DEFAULT_MAX_KEYS} keys and
-	 * {@link StoreFailurePolicy#FAIL_OPEN fail-open}.
+	 * a one-minute lease timeout, no waiting, at most {@value #DEFAULT_MAX_KEYS} keys,
+	 * {@link StoreFailurePolicy#FAIL_OPEN fail-open} and no pausing on throttle signals.
 	 * @return a new builder
 	 */
 	public static Builder builder() {
@@ -141,6 +144,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		private long maxKeys = DEFAULT_MAX_KEYS;
 
 		private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL_OPEN;
+
+		private PauseOnThrottleSettings pauseOnThrottle = PauseOnThrottleSettings.DISABLED;
 
 		private Builder() {
 		}
@@ -235,13 +240,23 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		}
 
 		/**
+		 * Sets how the limiter follows its partner's throttle signals.
+		 * @param pauseOnThrottle the settings, {@link PauseOnThrottleSettings#DISABLED} by default
+		 * @return this builder
+		 */
+		public Builder pauseOnThrottle(PauseOnThrottleSettings pauseOnThrottle) {
+			this.pauseOnThrottle = Objects.requireNonNull(pauseOnThrottle, "pauseOnThrottle");
+			return this;
+		}
+
+		/**
 		 * Builds the settings.
 		 * @return the settings
 		 * @throws IllegalArgumentException if a value is out of range or there is no constraint
 		 */
 		public RateLimiterSettings build() {
 			return new RateLimiterSettings(this.store, this.tokenBucket, this.windows, this.windowAlgorithm,
-					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys, this.onStoreFailure);
+					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys, this.onStoreFailure, this.pauseOnThrottle);
 		}
 
 	}

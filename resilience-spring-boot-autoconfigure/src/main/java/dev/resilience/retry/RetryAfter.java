@@ -1,14 +1,11 @@
 package dev.resilience.retry;
 
 import java.time.Clock;
-import java.time.DateTimeException;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.HttpFields;
 import dev.resilience.ratelimit.RateLimitExceededException;
 
 /**
@@ -55,23 +52,7 @@ public interface RetryAfter {
 	 * @return the wait, or {@code null} when the value is neither form
 	 */
 	static @Nullable Duration parseHeader(String value, Clock clock) {
-		String text = value.trim();
-		if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
-			try {
-				return Duration.ofSeconds(Long.parseLong(text));
-			}
-			catch (NumberFormatException ex) {
-				return null; // more digits than a long holds: no sensible wait
-			}
-		}
-		try {
-			Instant at = ZonedDateTime.parse(text, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-			Duration wait = Duration.between(clock.instant(), at);
-			return wait.isNegative() ? Duration.ZERO : wait;
-		}
-		catch (DateTimeException ex) {
-			return null;
-		}
+		return HttpFields.retryAfter(value, clock);
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -9,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.PropertyErrors;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.StoreFailurePolicy;
@@ -71,6 +73,18 @@ public class RateLimiterProperties {
 	 * resilience.redis.decision-timeout: fail-open admits the call, fail-closed rejects it.
 	 */
 	private StoreFailurePolicy onStoreFailure = StoreFailurePolicy.FAIL_OPEN;
+
+	/**
+	 * Following the partner: a limited call that ends with a throttled answer (a status in
+	 * statuses) pauses its key, on every instance sharing the store, for the answer's Retry-After.
+	 */
+	private final PauseOnThrottle pauseOnThrottle = new PauseOnThrottle();
+
+	/**
+	 * Requests made through Spring Boot's RestClient.Builder, WebClient.Builder and
+	 * RestTemplateBuilder to these hosts are put under this limiter.
+	 */
+	private final HttpClient httpClient = new HttpClient();
 
 	public Store getStore() {
 		return this.store;
@@ -144,6 +158,14 @@ public class RateLimiterProperties {
 		this.onStoreFailure = onStoreFailure;
 	}
 
+	public PauseOnThrottle getPauseOnThrottle() {
+		return this.pauseOnThrottle;
+	}
+
+	public HttpClient getHttpClient() {
+		return this.httpClient;
+	}
+
 	/**
 	 * Maps these properties to the settings of the limiter.
 	 * @param name the limiter's name, for error messages
@@ -159,6 +181,7 @@ public class RateLimiterProperties {
 			.maxWait(this.maxWait)
 			.maxKeys(this.maxKeys)
 			.onStoreFailure(this.onStoreFailure);
+		validate(prefix, () -> builder.pauseOnThrottle(this.pauseOnThrottle.toSettings()));
 		TokenBucket bucket = this.tokenBucket;
 		if (bucket != null) {
 			if (bucket.refillTokens == null) {
@@ -280,6 +303,117 @@ public class RateLimiterProperties {
 
 		public void setRefillStrategy(RefillStrategy refillStrategy) {
 			this.refillStrategy = refillStrategy;
+		}
+
+	}
+
+	/**
+	 * Pausing a key when its partner throttles.
+	 */
+	public static class PauseOnThrottle {
+
+		/**
+		 * Whether throttled answers (and RateLimiter.pause) pause the call's key.
+		 */
+		private boolean enabled;
+
+		/**
+		 * HTTP statuses that mean "slow down".
+		 */
+		private List<Integer> statuses = new ArrayList<>(List.of(429, 503));
+
+		/**
+		 * Pause for a throttled answer that names no wait (no Retry-After, no RateLimit item with r=0).
+		 */
+		private Duration defaultPause = Duration.ofSeconds(1);
+
+		/**
+		 * Longest pause; a longer wait asked for is cut to this.
+		 */
+		private Duration maxPause = Duration.ofMinutes(10);
+
+		/**
+		 * Fraction of a pause over which the callers' resumptions are spread, from 0 to 1.
+		 */
+		private double resumeJitter = 0.1;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public List<Integer> getStatuses() {
+			return this.statuses;
+		}
+
+		public void setStatuses(List<Integer> statuses) {
+			this.statuses = statuses;
+		}
+
+		public Duration getDefaultPause() {
+			return this.defaultPause;
+		}
+
+		public void setDefaultPause(Duration defaultPause) {
+			this.defaultPause = defaultPause;
+		}
+
+		public Duration getMaxPause() {
+			return this.maxPause;
+		}
+
+		public void setMaxPause(Duration maxPause) {
+			this.maxPause = maxPause;
+		}
+
+		public double getResumeJitter() {
+			return this.resumeJitter;
+		}
+
+		public void setResumeJitter(double resumeJitter) {
+			this.resumeJitter = resumeJitter;
+		}
+
+		PauseOnThrottleSettings toSettings() {
+			return new PauseOnThrottleSettings(this.enabled, new LinkedHashSet<>(this.statuses), this.defaultPause,
+					this.maxPause, this.resumeJitter);
+		}
+
+	}
+
+	/**
+	 * Putting the requests of Spring's HTTP clients under the limiter.
+	 */
+	public static class HttpClient {
+
+		/**
+		 * Host names whose requests (through Boot's RestClient.Builder, WebClient.Builder and
+		 * RestTemplateBuilder) the limiter decides, and whose answers it reads for throttle signals.
+		 */
+		private List<String> hosts = new ArrayList<>();
+
+		/**
+		 * SpEL expression over #request (Spring's HttpRequest) choosing the key; by default the host.
+		 */
+		private @Nullable String key;
+
+		public List<String> getHosts() {
+			return this.hosts;
+		}
+
+		public void setHosts(List<String> hosts) {
+			this.hosts = hosts;
+		}
+
+		public @Nullable String getKey() {
+			return this.key;
+		}
+
+		public void setKey(@Nullable String key) {
+			this.key = key;
 		}
 
 	}

@@ -85,6 +85,9 @@ final class Acquisition {
 		/** A rejection lacking only a concurrency permit waits for one. */
 		PERMIT_WAIT,
 
+		/** A rejection of a paused key waits for the pause to end, then asks again. */
+		PAUSE_WAIT,
+
 		/** Admitted, rejected or abandoned. */
 		DONE
 
@@ -290,6 +293,10 @@ final class Acquisition {
 				await(Action.WAIT, decision.getWait().toNanos(), 0);
 			}
 		}
+		else if (decision.isPaused() && decision.getRetryAfter().toNanos() <= budgetLeft(0)) {
+			this.rejection = new Rejection(0, reservation, false);
+			awaitPause(0, decision);
+		}
 		else if (!decision.isConcurrencyLimited()) {
 			this.rejection = new Rejection(0, reservation, false);
 			this.phase = Phase.DONE;
@@ -311,7 +318,7 @@ final class Acquisition {
 				this.phase = Phase.RETAKING;
 				retakeFrom(0);
 			}
-			case PERMIT_WAIT -> {
+			case PERMIT_WAIT, PAUSE_WAIT -> {
 				this.waitedBefore = true;
 				newRound();
 			}
@@ -455,9 +462,14 @@ final class Acquisition {
 			return;
 		}
 		this.rejection = rejection;
+		RateLimitDecision decision = rejection.reservation().getDecision();
+		if (decision.isPaused() && decision.getRetryAfter().toNanos() <= budgetLeft(rejection.index())) {
+			awaitPause(rejection.index(), decision);
+			return;
+		}
 		long left = Math.min(budgetLeft(rejection.index()),
 				budgetLeft(rejectedBy, this.permitWaitStart, this.permitWaitClock.read()));
-		if (!rejection.reservation().getDecision().isConcurrencyLimited() || left <= 0) {
+		if (!decision.isConcurrencyLimited() || left <= 0) {
 			this.phase = Phase.DONE;
 			this.action = Action.REJECT;
 			return;
@@ -466,6 +478,16 @@ final class Acquisition {
 		this.index = rejection.index();
 		this.waitingFor = rejection.reservation().getDecision();
 		await(Action.AWAIT_PERMIT, left, rejection.index());
+	}
+
+	/**
+	 * A paused key whose pause (and this caller's share of the resumptions' spread) ends within the
+	 * budget: wait for it, holding nothing, then decide again as usual (SPEC §10).
+	 */
+	private void awaitPause(int index, RateLimitDecision decision) {
+		this.phase = Phase.PAUSE_WAIT;
+		this.waitingFor = decision;
+		await(Action.WAIT, Math.max(1, decision.getRetryAfter().toNanos()), index);
 	}
 
 	private void reserve(int index, Duration budget) {

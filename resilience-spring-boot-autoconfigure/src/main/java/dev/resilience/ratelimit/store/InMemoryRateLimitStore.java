@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -106,6 +107,19 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/** How long permits were recently held: an average over the last returned ones. */
 	private volatile long typicalHoldNanos;
+
+	/*
+	 * Pauses (SPEC §10) are rare and short-lived, so they live apart from the keys' states (which
+	 * a sweep may forget while paused, being full): a decision reads one volatile field while no
+	 * pause is in force, and looks its key up only while one is. Writes hold the map's monitor, so
+	 * that the decision that finds every pause over can clear them without losing a new one.
+	 */
+
+	/** The pauses, by key; guarded by its own monitor for writes. */
+	private final Map<String, KeyPause> pauses = new ConcurrentHashMap<>();
+
+	/** When the last pause in {@link #pauses} ends, {@link Long#MIN_VALUE} while there is none. */
+	private volatile long pausesEnd = Long.MIN_VALUE;
 
 	/**
 	 * Creates the store of one limiter.
@@ -230,7 +244,63 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public boolean canPause() {
+		return true;
+	}
+
+	@Override
+	public void pause(String key, long nanos) {
+		long now = this.clock.read();
+		synchronized (this.pauses) {
+			if (this.pauses.size() >= this.maxKeys) {
+				this.pauses.values().removeIf((pause) -> !pause.inForceAt(now));
+			}
+			KeyPause pause = KeyPause.extend(this.pauses.get(key), now, nanos);
+			this.pauses.put(key, pause);
+			this.pausesEnd = Math.max(this.pausesEnd, pause.until());
+		}
+	}
+
+	/**
+	 * The decision for a call of a paused key, or {@code null} when the key is not paused or the
+	 * limiter does not pause.
+	 * @param spread whether the caller is told a resumption within the spread, or (inspecting)
+	 * the end of the pause
+	 */
+	private @Nullable RateLimitDecision paused(String key, boolean spread) {
+		if (this.pausesEnd == Long.MIN_VALUE) {
+			return null;
+		}
+		RateLimiterSettings settings = this.settings;
+		if (!settings.pauseOnThrottle().enabled()) {
+			return null;
+		}
+		long now = this.clock.read();
+		KeyPause pause = this.pauses.get(key);
+		if (pause != null && pause.inForceAt(now)) {
+			return pause.decision(this.limiterName, key, settings, now,
+					spread ? ThreadLocalRandom.current().nextDouble() : 0);
+		}
+		if (now >= this.pausesEnd) {
+			synchronized (this.pauses) {
+				if (now >= this.pausesEnd) {
+					this.pauses.clear();
+					this.pausesEnd = Long.MIN_VALUE;
+				}
+			}
+		}
+		else if (pause != null) {
+			this.pauses.remove(key, pause);
+		}
+		return null;
+	}
+
+	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
+		RateLimitDecision paused = paused(key, true);
+		if (paused != null) {
+			return paused;
+		}
 		KeyState state = state(key);
 		KeyState.Slots slots = state.slots;
 		if (slots == null) {
@@ -250,6 +320,10 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
+		RateLimitDecision paused = paused(key, true);
+		if (paused != null) {
+			return Reservation.settled(paused);
+		}
 		KeyState state = state(key);
 		Ticket[] ticket = new Ticket[1];
 		if (state.slots == null) {
@@ -507,6 +581,10 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public RateLimitDecision inspect(String key) {
+		RateLimitDecision paused = paused(key, false);
+		if (paused != null) {
+			return paused;
+		}
 		KeyState state = key.isEmpty() ? this.shared : this.states.get(key);
 		while (true) {
 			if (state == null) {
@@ -536,6 +614,9 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void reset(String key) {
+		synchronized (this.pauses) {
+			this.pauses.remove(key);
+		}
 		if (key.isEmpty()) {
 			this.shared = null;
 		}

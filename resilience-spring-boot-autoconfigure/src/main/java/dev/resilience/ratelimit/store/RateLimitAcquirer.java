@@ -16,6 +16,7 @@ import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimitRequest;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.Throttle;
 
 /**
  * Admits one call through one or more limiters, all or nothing.
@@ -183,6 +184,11 @@ final class RateLimitAcquirer {
 	/** The exception for a rejecting decision, with a stack trace only when the registry asks for them. */
 	RateLimitExceededException rejection(RateLimitDecision decision) {
 		return new RateLimitExceededException(decision, this.stackTraces);
+	}
+
+	void publishPause(RateLimiter limiter, String key, Duration pause, Throttle.Cause cause) {
+		Listeners.tell(this.listeners, (listener) -> listener.onPause(limiter, key, pause, cause), logger,
+				"Rate limit listener");
 	}
 
 	void publish(RateLimiter limiter, RateLimitDecision decision) {

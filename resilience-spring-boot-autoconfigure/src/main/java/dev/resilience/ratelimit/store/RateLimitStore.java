@@ -101,6 +101,47 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Returns whether the store keeps pauses ({@link #pause}); a limiter with
+	 * {@code pause-on-throttle} needs a store that does.
+	 * @return {@code false} by default
+	 */
+	default boolean canPause() {
+		return false;
+	}
+
+	/**
+	 * Pauses one key (SPEC §10) until the store's clock reaches now + {@code nanos}; a pause in
+	 * force that ends later is kept ({@link KeyPause#extend}). While the limiter's
+	 * {@code pause-on-throttle} is enabled, every decision of a paused key ({@link #reserve},
+	 * {@link #reserveAsync}, {@link #tryAcquire}) is rejected with {@link KeyPause#decision},
+	 * consuming nothing, and {@link #inspect} shows the pause. A shared store keeps it where every
+	 * instance decides, for no longer than it lasts. The default refuses: see {@link #canPause()}.
+	 * @param key the key
+	 * @param nanos the pause, positive and already capped by {@code max-pause}
+	 * @throws UnsupportedOperationException if the store cannot pause keys
+	 */
+	default void pause(String key, long nanos) {
+		throw new UnsupportedOperationException("the " + getType() + " store cannot pause keys");
+	}
+
+	/**
+	 * Pauses one key as {@link #pause} does, without holding the calling thread for a remote
+	 * store's answer. A store failure completes the future exceptionally.
+	 * @param key the key
+	 * @param nanos the pause, positive and already capped by {@code max-pause}
+	 * @return completes when the pause is stored
+	 */
+	default CompletableFuture<Void> pauseAsync(String key, long nanos) {
+		try {
+			pause(key, nanos);
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
 	 * Returns the state of one key without consuming anything: permitted when a call of cost 1
 	 * would be admitted now.
 	 * @param key the key

@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
 import dev.resilience.internal.Durations;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
@@ -15,6 +16,7 @@ import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreStatus;
+import dev.resilience.ratelimit.Throttle;
 
 /**
  * A {@link RateLimiter} whose state lives in a {@link RateLimitStore}.
@@ -31,6 +33,7 @@ final class StoreRateLimiter implements RateLimiter {
 	private final RateLimitAcquirer acquirer;
 
 	StoreRateLimiter(String name, RateLimiterSettings settings, RateLimitStore store, RateLimitAcquirer acquirer) {
+		checkCanPause(name, settings, store);
 		this.name = name;
 		this.current = new Current(settings);
 		this.store = store;
@@ -45,11 +48,20 @@ final class StoreRateLimiter implements RateLimiter {
 	 */
 	synchronized void updateSettings(RateLimiterSettings settings) {
 		checkSameShape(this.current.settings(), settings);
+		checkCanPause(this.name, settings, this.store);
 		if (!this.store.updateSettings(settings)) {
 			throw new IllegalStateException("the " + this.store.getType() + " store of rate limiter '" + this.name
 					+ "' cannot change its settings at run time");
 		}
 		this.current = new Current(settings);
+	}
+
+	/** A limiter that pauses needs a store that keeps pauses: enabled, it would silently do nothing. */
+	private static void checkCanPause(String name, RateLimiterSettings settings, RateLimitStore store) {
+		if (settings.pauseOnThrottle().enabled() && !store.canPause()) {
+			throw new IllegalArgumentException("pause-on-throttle.enabled is true for rate limiter '" + name + "', but its "
+					+ store.getType() + " store cannot pause keys; use a store that can (memory, redis) or disable it");
+		}
 	}
 
 	/**
@@ -150,6 +162,43 @@ final class StoreRateLimiter implements RateLimiter {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	@Override
+	public Duration pause(String key, Throttle throttle) {
+		Duration pause = pauseFor(key, throttle);
+		this.store.pause(key, Durations.saturatedNanos(pause));
+		this.acquirer.publishPause(this, key, pause, throttle.cause());
+		return pause;
+	}
+
+	@Override
+	public CompletableFuture<Duration> pauseAsync(String key, Throttle throttle) {
+		Duration pause;
+		CompletableFuture<Void> stored;
+		try {
+			pause = pauseFor(key, throttle);
+			stored = this.store.pauseAsync(key, Durations.saturatedNanos(pause));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		return stored.thenApply((done) -> {
+			this.acquirer.publishPause(this, key, pause, throttle.cause());
+			return pause;
+		});
+	}
+
+	/** The pause a throttle asks of this limiter, which must pause. */
+	private Duration pauseFor(String key, Throttle throttle) {
+		Objects.requireNonNull(key, "key");
+		Objects.requireNonNull(throttle, "throttle");
+		PauseOnThrottleSettings settings = this.current.settings().pauseOnThrottle();
+		if (!settings.enabled()) {
+			throw new IllegalStateException("Rate limiter '" + this.name + "' does not pause: set resilience.rate-limiters."
+					+ this.name + ".pause-on-throttle.enabled=true to pause its keys");
+		}
+		return settings.pauseFor(throttle);
 	}
 
 	@Override
