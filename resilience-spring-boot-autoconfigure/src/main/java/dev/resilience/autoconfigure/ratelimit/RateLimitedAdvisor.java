@@ -45,13 +45,22 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		super(RateLimited.class, methods, new Interceptor(), order);
 	}
 
-	/** Decide, wait, run, give back: in the three forms. */
+	/** Decide, wait, run, read a throttle, give back: in the three forms. */
 	private static final class Interceptor implements BindingInterceptor<RateLimitedMethod> {
 
 		@Override
 		public @Nullable Object invoke(MethodInvocation invocation, RateLimitedMethod method) throws Throwable {
 			try (Permit permit = method.acquire(invocation.getArguments())) {
-				return invocation.proceed();
+				try {
+					return AdmittedLimiters.call(method.limiterNames(), invocation::proceed);
+				}
+				catch (Throwable ex) {
+					// Paused before the permit goes back: a caller waiting for it then finds the pause.
+					if (method.pausesOnThrottle()) {
+						method.pauseIfThrottled(permit, ex);
+					}
+					throw ex;
+				}
 			}
 		}
 
@@ -60,9 +69,11 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
 				Throwable rejection = recordDecided(invocation, acquiring);
-				return (rejection != null) ? CompletableFuture.failedFuture(rejection) : invocation.proceed();
+				return (rejection != null) ? CompletableFuture.failedFuture(rejection)
+						: proceedWatching(invocation, method, acquiring.getNow(null));
 			}
-			return invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit), Permit::closeAsync);
+			return invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit),
+					(permit) -> proceedWatching(invocation, method, permit), Permit::closeAsync);
 		}
 
 		@Override
@@ -70,10 +81,11 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
 				Throwable rejection = recordDecided(invocation, acquiring);
-				return (rejection != null) ? ReactorCalls.errorMono(rejection) : invocation.proceedMono();
+				return (rejection != null) ? ReactorCalls.errorMono(rejection)
+						: watching(invocation.proceedMono(), false, invocation, method, acquiring.getNow(null));
 			}
 			return ReactorCalls.fromFuture(invocation.proceedHolding(acquiring, (permit) -> record(invocation, permit),
-					Permit::closeAsync));
+					(permit) -> proceedWatching(invocation, method, permit), Permit::closeAsync));
 		}
 
 		@Override
@@ -81,12 +93,52 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 			CompletableFuture<Permit> acquiring = method.acquireAsync(invocation.getArguments(), invocation.getScheduler());
 			if (decidedWithNothingToHold(acquiring, method)) {
 				Throwable rejection = recordDecided(invocation, acquiring);
-				return (rejection != null) ? ReactorCalls.errorFlux(rejection) : invocation.proceedPublisher();
+				return (rejection != null) ? ReactorCalls.errorFlux(rejection)
+						: watching(invocation.proceedPublisher(), true, invocation, method, acquiring.getNow(null));
 			}
 			return ReactorCalls.fluxHolding(() -> acquiring, (permit) -> {
 				record(invocation, permit);
-				return invocation.proceedPublisher();
+				return watching(invocation.proceedPublisher(), true, invocation, method, permit);
 			}, (permit, failure) -> permit.closeAsync(), Permit::closeAsync);
+		}
+
+		/**
+		 * Runs the rest of the call marked as admitted by the method's limiters; a failure reaches
+		 * the caller once the keys its throttle signal pauses are paused.
+		 */
+		private static CompletableFuture<@Nullable Object> proceedWatching(AsyncInvocation invocation,
+				RateLimitedMethod method, Permit permit) {
+			CompletableFuture<@Nullable Object> call;
+			try {
+				call = AdmittedLimiters.call(method.limiterNames(), invocation::proceed);
+			}
+			catch (Throwable ex) {
+				call = CompletableFuture.failedFuture(ex); // proceed() never throws; the marking neither
+			}
+			if (!method.pausesOnThrottle()) {
+				return call;
+			}
+			CompletableFuture<@Nullable Object> watched = new CompletableFuture<>();
+			Stages.cancelWith(watched, call);
+			call.whenComplete((value, failure) -> {
+				if (failure == null) {
+					watched.complete(value);
+					return;
+				}
+				Throwable cause = Stages.unwrap(failure);
+				method.pauseIfThrottledAsync(permit, cause, invocation.getScheduler())
+					.whenComplete((paused, ignored) -> watched.completeExceptionally(cause));
+			});
+			return watched;
+		}
+
+		/** A publisher of the method marked as admitted by its limiters, whose failure pauses first. */
+		private static Object watching(Object publisher, boolean flux, AsyncInvocation invocation,
+				RateLimitedMethod method, Permit permit) {
+			Object marked = ReactorCalls.contextWrite(publisher, flux,
+					(context) -> AdmittedLimiters.mark(context, method.limiterNames()));
+			return method.pausesOnThrottle() ? ReactorCalls.beforeError(marked, flux,
+					(failure) -> method.pauseIfThrottledAsync(permit, failure, invocation.getScheduler())) : marked;
 		}
 
 		/**

@@ -36,8 +36,12 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 
 	private final AnnotationAttributeResolver attributes;
 
-	RateLimitedBinder(RateLimiterRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory) {
+	private final ThrottleReader throttles;
+
+	RateLimitedBinder(RateLimiterRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory,
+			ThrottleReader throttles) {
 		this.registry = registry;
+		this.throttles = throttles;
 		this.expressions = new MethodExpressionEvaluator(beanFactory);
 		this.attributes = new AnnotationAttributeResolver(beanFactory);
 	}
@@ -65,7 +69,7 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 			return null;
 		}
 		checkNoDuplicates(limits);
-		return new RateLimitedMethod(this.registry, limits);
+		return new RateLimitedMethod(this.registry, limits, this.throttles);
 	}
 
 	/**

@@ -3,22 +3,31 @@ package dev.resilience.autoconfigure.ratelimit;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.MethodExpression;
+import dev.resilience.autoconfigure.support.Stages;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.Throttle;
 
 /**
  * The {@code @RateLimited} annotations of one method, read and checked: for each limiter, in the
  * order asked, the key expression, the cost and the longest wait. Immutable.
  */
 final class RateLimitedMethod {
+
+	private static final System.Logger logger = System.getLogger(RateLimitedMethod.class.getName());
 
 	private final RateLimiterRegistry registry;
 
@@ -31,10 +40,120 @@ final class RateLimitedMethod {
 	 */
 	private final boolean holdsPermits;
 
-	RateLimitedMethod(RateLimiterRegistry registry, List<Limit> limits) {
+	/** The names of the method's limiters: an admitted call runs marked with them ({@link AdmittedLimiters}). */
+	private final Set<String> limiterNames;
+
+	private final ThrottleReader throttles;
+
+	RateLimitedMethod(RateLimiterRegistry registry, List<Limit> limits, ThrottleReader throttles) {
 		this.registry = registry;
 		this.limits = List.copyOf(limits);
 		this.holdsPermits = limits.stream().anyMatch((limit) -> limit.limiter().getSettings().maxConcurrent() > 0);
+		this.limiterNames = limits.stream().map((limit) -> limit.limiter().getName()).collect(Collectors.toUnmodifiableSet());
+		this.throttles = throttles;
+	}
+
+	/**
+	 * Returns the names of the method's limiters.
+	 * @return the names
+	 */
+	Set<String> limiterNames() {
+		return this.limiterNames;
+	}
+
+	/**
+	 * Whether a limiter of the method pauses on throttle signals now: asked at each call's end, as
+	 * {@code pause-on-throttle} may be turned on or off at run time.
+	 * @return whether a failed call's exception is worth reading
+	 */
+	boolean pausesOnThrottle() {
+		for (Limit limit : this.limits) {
+			if (limit.limiter().getSettings().pauseOnThrottle().enabled()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * After a call failed: pauses the call's key of each limiter of the method that pauses and
+	 * reads the failure as a throttle signal, on the caller's thread. Never throws: a pause that
+	 * cannot be stored is logged, and the call's own failure is what the caller gets.
+	 * @param permit the call's permit, which names each limiter's key
+	 * @param failure what the call ended with
+	 */
+	void pauseIfThrottled(Permit permit, Throwable failure) {
+		for (Pause pause : pauses(permit, failure)) {
+			try {
+				pause.limiter().pause(pause.key(), pause.throttle());
+			}
+			catch (RuntimeException ex) {
+				logPauseFailure(pause, ex);
+			}
+		}
+	}
+
+	/**
+	 * After a call failed: pauses as {@link #pauseIfThrottled} does, without holding the thread.
+	 * @param permit the call's permit, which names each limiter's key
+	 * @param failure what the call ended with
+	 * @param continuation where to complete when a pause went to a remote store, so that the
+	 * caller is not told on the store client's thread
+	 * @return completes, always normally, once the pauses are stored (or failed)
+	 */
+	CompletableFuture<Void> pauseIfThrottledAsync(Permit permit, Throwable failure, Executor continuation) {
+		List<Pause> pauses = pauses(permit, failure);
+		if (pauses.isEmpty()) {
+			return CompletableFuture.completedFuture(null);
+		}
+		CompletableFuture<?>[] stored = new CompletableFuture<?>[pauses.size()];
+		for (int i = 0; i < stored.length; i++) {
+			Pause pause = pauses.get(i);
+			stored[i] = pause.limiter().pauseAsync(pause.key(), pause.throttle()).handle((applied, ex) -> {
+				if (ex != null) {
+					logPauseFailure(pause, Stages.unwrap(ex));
+				}
+				return null;
+			});
+		}
+		CompletableFuture<Void> all = CompletableFuture.allOf(stored);
+		return all.isDone() ? all : all.thenRunAsync(() -> { }, continuation);
+	}
+
+	/** The pauses a failed call asks for: one per limiter that pauses and reads it as a throttle. */
+	private List<Pause> pauses(Permit permit, Throwable failure) {
+		List<Pause> pauses = new ArrayList<>(1);
+		for (RateLimitDecision decision : permit.getDecisions()) {
+			RateLimiter limiter = limiterNamed(decision.getLimiterName());
+			PauseOnThrottleSettings settings = (limiter != null) ? limiter.getSettings().pauseOnThrottle() : null;
+			if (limiter != null && settings.enabled()) {
+				Throttle throttle = this.throttles.read(failure, settings);
+				if (throttle != null) {
+					pauses.add(new Pause(limiter, decision.getKey(), throttle));
+				}
+			}
+		}
+		return pauses;
+	}
+
+	private @Nullable RateLimiter limiterNamed(String name) {
+		for (Limit limit : this.limits) {
+			if (limit.limiter().getName().equals(name)) {
+				return limit.limiter();
+			}
+		}
+		return null;
+	}
+
+	private static void logPauseFailure(Pause pause, Throwable failure) {
+		// The key stays in the process: the limiter's name and the cause say enough.
+		logger.log(System.Logger.Level.WARNING, "Rate limiter '" + pause.limiter().getName()
+				+ "' could not pause a key after a throttle signal (" + pause.throttle().cause().tag() + "): "
+				+ failure.getClass().getName());
+	}
+
+	/** A key to pause. */
+	private record Pause(RateLimiter limiter, String key, Throttle throttle) {
 	}
 
 	/**

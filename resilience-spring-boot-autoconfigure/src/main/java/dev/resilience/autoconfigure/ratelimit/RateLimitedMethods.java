@@ -1,5 +1,8 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.time.Clock;
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -7,6 +10,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.ThrottleSignal;
 
 /**
  * The {@link RateLimited @RateLimited} methods of the application, each read once: limiter
@@ -23,7 +27,24 @@ public class RateLimitedMethods extends AnnotatedMethods<RateLimitedMethod> {
 	 * checked at startup; {@code null} for none
 	 */
 	public RateLimitedMethods(RateLimiterRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory) {
-		super(RateLimited.class, new RateLimitedBinder(registry, beanFactory), beanFactory);
+		this(registry, beanFactory, List.of(), Clock.systemUTC());
+	}
+
+	/**
+	 * Creates the method cache, reading failed calls' exceptions as throttle signals for the
+	 * limiters with {@code pause-on-throttle}.
+	 * @param registry the limiters the annotations name
+	 * @param beanFactory resolves placeholders and {@code @bean} references, and lists the beans
+	 * checked at startup; {@code null} for none
+	 * @param signals the application's readers of other clients' exceptions, asked in order after
+	 * Spring's HTTP exceptions
+	 * @param clock the clock a {@code Retry-After} date is compared with
+	 */
+	public RateLimitedMethods(RateLimiterRegistry registry, @Nullable ConfigurableListableBeanFactory beanFactory,
+			List<ThrottleSignal> signals, Clock clock) {
+		super(RateLimited.class, new RateLimitedBinder(registry, beanFactory, new ThrottleReader(signals, clock,
+				(beanFactory != null) ? beanFactory.getBeanClassLoader() : RateLimitedMethods.class.getClassLoader())),
+				beanFactory);
 	}
 
 }

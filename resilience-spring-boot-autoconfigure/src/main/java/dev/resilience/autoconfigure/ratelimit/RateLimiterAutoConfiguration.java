@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.time.Clock;
+
 import java.util.LinkedHashSet;
 import java.util.Set;
 
@@ -24,6 +26,7 @@ import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.ThrottleSignal;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 /**
@@ -69,8 +72,10 @@ public final class RateLimiterAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		static RateLimitedMethods resilienceRateLimitedMethods(RateLimiterRegistry registry,
-				ConfigurableListableBeanFactory beanFactory) {
-			return new RateLimitedMethods(registry, beanFactory);
+				ConfigurableListableBeanFactory beanFactory, ObjectProvider<ThrottleSignal> signals,
+				ObjectProvider<Clock> clock) {
+			return new RateLimitedMethods(registry, beanFactory, signals.orderedStream().toList(),
+					clock.getIfUnique(Clock::systemUTC));
 		}
 
 		@Bean

@@ -181,6 +181,24 @@ public final class AsyncInvocation {
 	 */
 	public <H> CompletableFuture<@Nullable Object> proceedHolding(CompletableFuture<H> acquiring,
 			Consumer<? super H> admitted, Function<? super H, ? extends CompletionStage<?>> release) {
+		return proceedHolding(acquiring, admitted, (held) -> proceed(), release);
+	}
+
+	/**
+	 * Runs the rest of the call while holding something, as
+	 * {@link #proceedHolding(CompletableFuture, Consumer, Function)} does, through the capability's
+	 * own step around it (which watches the outcome, say).
+	 * @param <H> what is held
+	 * @param acquiring completes with what is held once the call may run
+	 * @param admitted told what is held just before the call runs
+	 * @param call runs the rest of the call with what is held, usually around {@link #proceed()};
+	 * must not throw
+	 * @param release gives it back; must not block
+	 * @return the outcome
+	 */
+	public <H> CompletableFuture<@Nullable Object> proceedHolding(CompletableFuture<H> acquiring,
+			Consumer<? super H> admitted, Function<? super H, CompletableFuture<@Nullable Object>> call,
+			Function<? super H, ? extends CompletionStage<?>> release) {
 		CompletableFuture<@Nullable Object> outcome = new CompletableFuture<>();
 		Stages.cancelWith(outcome, acquiring);
 		acquiring.whenComplete((held, failure) -> {
@@ -193,16 +211,16 @@ public final class AsyncInvocation {
 				release.apply(held);
 				return;
 			}
-			CompletableFuture<@Nullable Object> call;
+			CompletableFuture<@Nullable Object> running;
 			try {
 				admitted.accept(held);
-				call = proceed();
+				running = call.apply(held);
 			}
 			catch (RuntimeException | Error ex) {
-				call = CompletableFuture.failedFuture(ex);
+				running = CompletableFuture.failedFuture(ex);
 			}
-			Stages.cancelWith(outcome, call);
-			call.whenComplete((value, callFailure) -> {
+			Stages.cancelWith(outcome, running);
+			running.whenComplete((value, callFailure) -> {
 				// A callback that throws would leave the caller waiting forever: complete it whatever
 				// the give-back does.
 				try {

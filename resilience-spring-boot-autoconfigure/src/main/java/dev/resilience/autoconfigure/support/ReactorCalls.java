@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 import io.micrometer.context.ContextSnapshot;
 import io.micrometer.context.ContextSnapshotFactory;
@@ -148,6 +149,39 @@ public final class ReactorCalls {
 				return Flux.error(ex);
 			}
 		});
+	}
+
+	/**
+	 * Lets a publisher's failure reach the subscriber only once a step it starts is over (a pause
+	 * stored, say), whatever that step's outcome.
+	 * @param publisher the {@code Mono} or {@code Flux}
+	 * @param flux whether it is a {@code Flux}
+	 * @param step started with the failure; completes when the failure may go on, never blocks
+	 * @return the publisher of the same kind
+	 */
+	public static Object beforeError(Object publisher, boolean flux,
+			Function<Throwable, ? extends CompletionStage<?>> step) {
+		if (flux) {
+			return asFlux(publisher).onErrorResume((failure) -> afterStep(step, failure).thenMany(Flux.error(failure)));
+		}
+		return Mono.from(asPublisher(publisher))
+			.onErrorResume((failure) -> afterStep(step, failure).then(Mono.error(failure)));
+	}
+
+	private static Mono<Void> afterStep(Function<Throwable, ? extends CompletionStage<?>> step, Throwable failure) {
+		return Mono.fromCompletionStage(step.apply(failure)).onErrorResume((ignored) -> Mono.empty()).then();
+	}
+
+	/**
+	 * Adds to the Reactor context a publisher's subscription sees.
+	 * @param publisher the {@code Mono} or {@code Flux}
+	 * @param flux whether it is a {@code Flux}
+	 * @param write makes the new context (a {@code reactor.util.context.Context}) from the subscriber's
+	 * @return the publisher of the same kind
+	 */
+	public static Object contextWrite(Object publisher, boolean flux, UnaryOperator<Object> write) {
+		Function<Context, Context> writer = (context) -> (Context) write.apply(context);
+		return flux ? asFlux(publisher).contextWrite(writer) : Mono.from(asPublisher(publisher)).contextWrite(writer);
 	}
 
 	/**
