@@ -64,8 +64,10 @@ public final class HttpFields {
 
 	/**
 	 * A parser of a Structured Field list of items with parameters, only as far as the
-	 * {@code RateLimit} field needs it: items are strings or tokens, parameter values integers,
-	 * strings, tokens or booleans. Anything else is malformed.
+	 * {@code RateLimit} field needs it: items are strings or tokens, parameter values numbers,
+	 * strings, tokens, byte sequences (the draft's {@code pk}) or booleans. Anything else (an inner
+	 * list among them) is malformed, and so are an {@code r} or {@code t} that is not a
+	 * non-negative integer.
 	 */
 	private static final class RateLimitField {
 
@@ -146,6 +148,9 @@ public final class HttpFields {
 			if (first == '"') {
 				return string();
 			}
+			if (first == ':') {
+				return byteSequence();
+			}
 			if (first == '?') {
 				this.position++;
 				char value = peek();
@@ -164,20 +169,48 @@ public final class HttpFields {
 			throw malformed();
 		}
 
-		private Long number() {
+		/** An integer as a {@link Long}, a decimal as a {@link Double}. */
+		private Object number() {
 			int start = this.position;
 			if (peek() == '-') {
 				this.position++;
 			}
+			int digits = digits();
+			if (digits == 0 || digits > 15) {
+				throw malformed(); // more than 15 digits is not a Structured Field integer
+			}
+			if (peek() != '.') {
+				return Long.parseLong(this.text.substring(start, this.position));
+			}
+			this.position++;
+			int fraction = digits();
+			if (digits > 12 || fraction == 0 || fraction > 3) {
+				throw malformed();
+			}
+			return Double.parseDouble(this.text.substring(start, this.position));
+		}
+
+		private int digits() {
 			int digits = 0;
 			while (peek() >= '0' && peek() <= '9') {
 				this.position++;
 				digits++;
 			}
-			if (digits == 0 || digits > 15 || peek() == '.') {
-				throw malformed(); // decimals are not integers; more than 15 digits is not a Structured Field integer
+			return digits;
+		}
+
+		private String byteSequence() {
+			int start = ++this.position;
+			while (this.position < this.text.length() && this.text.charAt(this.position) != ':') {
+				char c = this.text.charAt(this.position++);
+				if (!(Character.isLetterOrDigit(c) && c < 0x80 || c == '+' || c == '/' || c == '=')) {
+					throw malformed();
+				}
 			}
-			return Long.parseLong(this.text.substring(start, this.position));
+			if (this.position == this.text.length()) {
+				throw malformed(); // not closed
+			}
+			return this.text.substring(start, this.position++);
 		}
 
 		private String string() {
