@@ -96,6 +96,21 @@ class RateLimiterPropertiesStartupTests {
 						List.of("The elements [resilience.rate-limiters.x.bogus] were left unbound.")),
 				arguments("unknown top-level key", List.of("resilience.rate-limiter.x.max-concurrent=1"),
 						List.of("The elements [resilience.rate-limiter.x.max-concurrent] were left unbound.")),
+				arguments("pause-on-throttle resume-jitter above 1",
+						List.of(X + "max-concurrent=1", X + "pause-on-throttle.enabled=true",
+								X + "pause-on-throttle.resume-jitter=1.5"),
+						List.of(X + "pause-on-throttle.resume-jitter must be between 0 and 1 but was 1.5")),
+				arguments("pause-on-throttle status out of range",
+						List.of(X + "max-concurrent=1", X + "pause-on-throttle.statuses=429,42"),
+						List.of(X + "pause-on-throttle.statuses must hold HTTP statuses (100 to 599) but held 42")),
+				arguments("pause-on-throttle default-pause zero",
+						List.of(X + "max-concurrent=1", X + "pause-on-throttle.default-pause=0s"),
+						List.of(X + "pause-on-throttle.default-pause must be positive but was PT0S")),
+				arguments("pause-on-throttle max-pause below default-pause",
+						List.of(X + "max-concurrent=1", X + "pause-on-throttle.default-pause=5s",
+								X + "pause-on-throttle.max-pause=2s"),
+						List.of(X + "pause-on-throttle.max-pause (PT2S) must not be shorter than "
+								+ "pause-on-throttle.default-pause (PT5S)")),
 				arguments("unknown store", List.of(X + "max-concurrent=1", X + "store=disk"),
 						List.of("Failed to bind properties under 'resilience.rate-limiters.x.store' to "
 								+ RateLimiterProperties.Store.class.getName())));

@@ -167,6 +167,31 @@ class ResilienceEnvironmentChangeTests {
 		});
 	}
 
+	@Test
+	void runWhenPauseOnThrottleIsTurnedOnAtRunTimeShouldPauseFromThenOnAndRefuseAWrongValue() {
+		this.contextRunner.run((context) -> {
+			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
+			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			assertThat(limiter.getSettings().pauseOnThrottle().enabled()).isFalse();
+
+			updater.update("partner", Map.of("pause-on-throttle.enabled", "true", "pause-on-throttle.max-pause", "5s",
+					"pause-on-throttle.statuses", "429,420"));
+
+			assertThat(limiter.getSettings().pauseOnThrottle())
+				.satisfies((pausing) -> {
+					assertThat(pausing.enabled()).isTrue();
+					assertThat(pausing.maxPause()).isEqualTo(Duration.ofSeconds(5));
+					assertThat(pausing.statuses()).containsExactlyInAnyOrder(429, 420);
+				});
+			limiter.pause("k", Duration.ofMinutes(1));
+			assertThat(limiter.inspect("k").getPause()).isEqualTo(Duration.ofSeconds(5));
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> updater.update("partner", Map.of("pause-on-throttle.resume-jitter", "2")))
+				.withMessageContaining("resilience.rate-limiters.partner.pause-on-throttle.resume-jitter must be between 0 and 1");
+			assertThat(limiter.getSettings().pauseOnThrottle().resumeJitter()).isEqualTo(0.1);
+		});
+	}
+
 	/** What the endpoint's write operation answers 400 with: the property named before what is wrong. */
 	@Test
 	void runWhenAnUpdateIsWrongShouldRefuseItNamingTheProperty() {

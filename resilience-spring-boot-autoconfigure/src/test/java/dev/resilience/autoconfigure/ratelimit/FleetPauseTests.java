@@ -1,0 +1,158 @@
+package dev.resilience.autoconfigure.ratelimit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.client.RestClient;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.redis.RedisServer;
+import dev.resilience.retry.Jitter;
+import dev.resilience.retry.Retryable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The story of SPEC §10 with real parts: two application instances (contexts) sharing one Redis,
+ * four workers each, calling a real partner on a loopback port that allows 10 requests per key per
+ * 2 s, through {@code @Retryable} over {@code @RateLimited} with a limit guessed too high (50/s).
+ * With {@code pause-on-throttle}, one 429 pauses the key for the whole fleet until the partner's
+ * Retry-After: the 429s fall to a handful per partner window while the partner serves as much as
+ * without the pause.
+ */
+class FleetPauseTests {
+
+	private static final RedisServer redis = RedisServer.shared();
+
+	private static final Duration RUN = Duration.ofSeconds(6);
+
+	private static final int WORKERS = 4;
+
+	private ApplicationContextRunner instance(FakePartner partner, String prefix, boolean pause) {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
+					ResilienceAutoConfiguration.class, RateLimiterRedisAutoConfiguration.class,
+					RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class))
+			.withBean(PartnerClient.class, () -> new PartnerClient(RestClient.create(partner.baseUrl())))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
+					"resilience.redis.key-prefix=" + prefix, "resilience.redis.connect-timeout=30s",
+					"resilience.redis.decision-timeout=5s", "resilience.rate-limiters.partner.store=redis",
+					"resilience.rate-limiters.partner.windows[0].limit=50",
+					"resilience.rate-limiters.partner.windows[0].period=1s",
+					"resilience.rate-limiters.partner.pause-on-throttle.enabled=" + pause);
+	}
+
+	/** Runs two instances for {@link #RUN} and returns the partner's counts: served, then 429s. */
+	private int[] runFleet(boolean pause) throws Exception {
+		try (FakePartner partner = new FakePartner(10, 2000)) {
+			String prefix = "fleet-" + pause + "-" + System.nanoTime() + ":";
+			int[] counts = new int[2];
+			instance(partner, prefix, pause).run((first) -> instance(partner, prefix, pause).run((second) -> {
+				assertThat(first.getBean(RateLimiterRegistry.class).get("partner").checkStoreStatus().reachable()).isTrue();
+				assertThat(second.getBean(RateLimiterRegistry.class).get("partner").checkStoreStatus().reachable())
+					.isTrue();
+				work(first, second);
+				counts[0] = partner.served();
+				counts[1] = partner.throttled();
+			}));
+			return counts;
+		}
+	}
+
+	private static void work(ConfigurableApplicationContext... instances) throws InterruptedException {
+		long deadline = System.nanoTime() + RUN.toNanos();
+		List<Thread> workers = new ArrayList<>();
+		for (ConfigurableApplicationContext instance : instances) {
+			PartnerClient client = instance.getBean(PartnerClient.class);
+			for (int i = 0; i < WORKERS; i++) {
+				Thread worker = new Thread(() -> {
+					while (System.nanoTime() < deadline) {
+						try {
+							client.customer("acme");
+						}
+						catch (RuntimeException ex) {
+							// retries exhausted or past their budget: the worker asks again
+						}
+					}
+				});
+				worker.start();
+				workers.add(worker);
+			}
+		}
+		for (Thread worker : workers) {
+			worker.join(RUN.plusSeconds(30).toMillis());
+			assertThat(worker.isAlive()).isFalse();
+		}
+	}
+
+	@Test
+	void oneThrottledAnswerPausesTheKeyOnEveryInstanceWhileThePartnersCapacityIsStillUsed() throws Exception {
+		int[] without = runFleet(false);
+		int[] with = runFleet(true);
+
+		int windows = (int) (RUN.toMillis() / 2000) + 1;
+		// Without the pause, each of the 8 workers finds the partner's limit out alone, in every window.
+		assertThat(without[1]).as("429s without the pause").isGreaterThan(windows * 8);
+		// With it, a handful per window: those in flight when the first 429 came back.
+		assertThat(with[1]).as("429s with the pause (without: %d)", without[1]).isLessThanOrEqualTo(windows * 8);
+		assertThat(with[1]).isLessThan(without[1] / 3);
+		assertThat(with[0]).as("served with the pause (without: %d)", without[0])
+			.isGreaterThanOrEqualTo((int) Math.ceil(0.8 * without[0]));
+	}
+
+	@Test
+	void aPauseSetByOneInstanceRejectsTheOthersNextCallWithTheRestOfThePause() throws Exception {
+		try (FakePartner partner = new FakePartner(10, 2000)) {
+			String prefix = "fleet-one-" + System.nanoTime() + ":";
+			instance(partner, prefix, true).run((first) -> instance(partner, prefix, true).run((second) -> {
+				RateLimiter one = first.getBean(RateLimiterRegistry.class).get("partner");
+				RateLimiter two = second.getBean(RateLimiterRegistry.class).get("partner");
+
+				one.pause("acme", Duration.ofSeconds(20));
+
+				RateLimitExceededException rejected = null;
+				try {
+					two.acquire("acme", 1, Duration.ZERO).close();
+				}
+				catch (RateLimitExceededException ex) {
+					rejected = ex;
+				}
+				assertThat(rejected).isNotNull();
+				assertThat(rejected.getRetryAfter()).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(22));
+				assertThat(two.inspect("acme").getPause()).isBetween(Duration.ofSeconds(15), Duration.ofSeconds(20));
+				assertThat(two.tryAcquire("other", 1).isPermitted()).isTrue();
+			}));
+		}
+	}
+
+	/** The application's client of the partner: retried outside the limiter, as by default. */
+	static class PartnerClient {
+
+		private final RestClient client;
+
+		PartnerClient(RestClient client) {
+			this.client = client;
+		}
+
+		@Retryable(maxRetries = 1000, maxDuration = "3s", delay = "20ms", jitter = Jitter.NONE)
+		@RateLimited(name = "partner", key = "#customer")
+		public String customer(String customer) {
+			return this.client.get().uri("/customers/{customer}", customer).retrieve().body(String.class);
+		}
+
+	}
+
+}
