@@ -1,6 +1,9 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,11 +15,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
+import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.ConnectionPoolSettings;
 import dev.resilience.pool.ConnectionPoolStats;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -32,9 +38,10 @@ import dev.resilience.retry.RetryRegistry;
  * rate limiter with its settings and store, every retry policy with its settings and budget,
  * every named poll setting, and every pool with its settings and what it holds now;
  * {@code GET /actuator/resilience/{limiter}?key=K}
- * shows one key's state without consuming anything, and {@code DELETE} on the same path resets
- * that key. Without {@code key}, the limiter's shared bucket (the empty key) is meant. Read-only
- * by default: resetting needs {@code management.endpoint.resilience.access=unrestricted}.
+ * shows one key's state without consuming anything, the end of its pause included, and
+ * {@code DELETE} on the same path resets that key. Without {@code key}, the limiter's shared bucket
+ * (the empty key) is meant. Read-only by default: resetting needs
+ * {@code management.endpoint.resilience.access=unrestricted}.
  */
 @Endpoint(id = "resilience", defaultAccess = Access.READ_ONLY)
 public class ResilienceEndpoint {
@@ -47,12 +54,16 @@ public class ResilienceEndpoint {
 
 	private final List<ConnectionPool<?>> pools;
 
+	private final @Nullable RateLimitingProperties rateLimitingProperties;
+
+	private final Clock clock;
+
 	/**
-	 * Creates the endpoint.
+	 * Creates the endpoint, telling the end of a pause by the system clock.
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
-		this(rateLimiters, null, null, List.of());
+		this(rateLimiters, null, null, List.of(), null, Clock.systemUTC());
 	}
 
 	/**
@@ -61,13 +72,19 @@ public class ResilienceEndpoint {
 	 * @param retries the retry policies to show, or {@code null} for none
 	 * @param polls the named poll settings to show, or {@code null} for none
 	 * @param pools the pools to show
+	 * @param rateLimitingProperties the rate limiters' properties, for what only they hold (the
+	 * hosts of {@code http-client}), or {@code null} when the limiters were not made from them
+	 * @param clock tells the wall-clock time at which a key's pause ends
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries,
-			@Nullable PollSettingsRegistry polls, List<ConnectionPool<?>> pools) {
+			@Nullable PollSettingsRegistry polls, List<ConnectionPool<?>> pools,
+			@Nullable RateLimitingProperties rateLimitingProperties, Clock clock) {
 		this.rateLimiters = rateLimiters;
 		this.retries = retries;
 		this.polls = polls;
 		this.pools = List.copyOf(pools);
+		this.rateLimitingProperties = rateLimitingProperties;
+		this.clock = clock;
 	}
 
 	/**
@@ -77,7 +94,8 @@ public class ResilienceEndpoint {
 	@ReadOperation
 	public ResilienceDescriptor resilience() {
 		Map<String, RateLimiterDescriptor> limiters = new LinkedHashMap<>();
-		this.rateLimiters.getAll().forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter)));
+		this.rateLimiters.getAll()
+			.forEach((limiter) -> limiters.put(limiter.getName(), RateLimiterDescriptor.of(limiter, httpClient(limiter))));
 		Map<String, RetryPolicyDescriptor> retryPolicies = new LinkedHashMap<>();
 		RetryRegistry retries = this.retries;
 		if (retries != null) {
@@ -102,7 +120,7 @@ public class ResilienceEndpoint {
 	@ReadOperation
 	public @Nullable KeyState rateLimiterKey(@Selector String limiter, @Nullable String key) {
 		RateLimiter rateLimiter = find(limiter);
-		return (rateLimiter != null) ? KeyState.of(rateLimiter.inspect(bucket(key))) : null;
+		return (rateLimiter != null) ? KeyState.of(rateLimiter.inspect(bucket(key)), this.clock) : null;
 	}
 
 	/**
@@ -118,7 +136,7 @@ public class ResilienceEndpoint {
 			return null;
 		}
 		rateLimiter.reset(bucket(key));
-		return KeyState.of(rateLimiter.inspect(bucket(key)));
+		return KeyState.of(rateLimiter.inspect(bucket(key)), this.clock);
 	}
 
 	private @Nullable RateLimiter find(String name) {
@@ -127,6 +145,21 @@ public class ResilienceEndpoint {
 
 	private static String bucket(@Nullable String key) {
 		return (key != null) ? key : "";
+	}
+
+	/**
+	 * The limiter's {@code http-client} properties; a limiter made without properties (in a
+	 * registry of the application's own) puts no host under it.
+	 */
+	private HttpClientDescriptor httpClient(RateLimiter limiter) {
+		RateLimitingProperties properties = this.rateLimitingProperties;
+		RateLimiterProperties limiterProperties = (properties != null)
+				? properties.getRateLimiters().get(limiter.getName()) : null;
+		if (limiterProperties == null) {
+			return new HttpClientDescriptor(List.of(), null);
+		}
+		RateLimiterProperties.HttpClient httpClient = limiterProperties.getHttpClient();
+		return new HttpClientDescriptor(List.copyOf(httpClient.getHosts()), httpClient.getKey());
 	}
 
 	/**
@@ -252,12 +285,15 @@ public class ResilienceEndpoint {
 	 * @param maxKeys the most keys an in-memory store holds
 	 * @param onStoreFailure what a remote store decides when its server does not answer in time:
 	 * {@code FAIL_OPEN} or {@code FAIL_CLOSED}
+	 * @param pauseOnThrottle how the limiter pauses a key when its partner throttles
+	 * @param httpClient the requests of Spring's HTTP clients put under the limiter
 	 */
 	public record RateLimiterDescriptor(String store, @Nullable TokenBucketDescriptor tokenBucket,
 			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent, Duration leaseTimeout,
-			Duration maxWait, long maxKeys, String onStoreFailure) {
+			Duration maxWait, long maxKeys, String onStoreFailure, PauseOnThrottleDescriptor pauseOnThrottle,
+			HttpClientDescriptor httpClient) {
 
-		static RateLimiterDescriptor of(RateLimiter limiter) {
+		static RateLimiterDescriptor of(RateLimiter limiter, HttpClientDescriptor httpClient) {
 			RateLimiterSettings settings = limiter.getSettings();
 			TokenBucketSettings bucket = settings.tokenBucket();
 			TokenBucketDescriptor tokenBucket = (bucket != null) ? new TokenBucketDescriptor(bucket.capacity(),
@@ -266,11 +302,41 @@ public class ResilienceEndpoint {
 				.stream()
 				.map((window) -> new WindowDescriptor(window.limit(), window.period()))
 				.toList();
+			PauseOnThrottleSettings pause = settings.pauseOnThrottle();
+			PauseOnThrottleDescriptor pauseOnThrottle = new PauseOnThrottleDescriptor(pause.enabled(),
+					pause.statuses().stream().sorted().toList(), pause.defaultPause(), pause.maxPause(),
+					pause.resumeJitter());
 			return new RateLimiterDescriptor(limiter.getStoreType(), tokenBucket, windows,
 					settings.windowAlgorithm().name(), settings.maxConcurrent(), settings.leaseTimeout(),
-					settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name());
+					settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name(), pauseOnThrottle,
+					httpClient);
 		}
 
+	}
+
+	/**
+	 * How a rate limiter follows its partner's throttle signals, as configured under
+	 * {@code resilience.rate-limiters.<name>.pause-on-throttle}.
+	 *
+	 * @param enabled whether throttled answers (and {@code RateLimiter.pause}) pause a key
+	 * @param statuses the HTTP statuses that mean "slow down", in ascending order
+	 * @param defaultPause the pause for a throttled answer that names no wait
+	 * @param maxPause the longest pause
+	 * @param resumeJitter the fraction of a pause over which the callers' resumptions are spread
+	 */
+	public record PauseOnThrottleDescriptor(boolean enabled, List<Integer> statuses, Duration defaultPause,
+			Duration maxPause, double resumeJitter) {
+	}
+
+	/**
+	 * The requests of Spring's HTTP clients a rate limiter decides, as configured under
+	 * {@code resilience.rate-limiters.<name>.http-client}.
+	 *
+	 * @param hosts the hosts whose requests the limiter decides; empty for none
+	 * @param key the SpEL expression over {@code #request} choosing the key, or {@code null} for
+	 * the host
+	 */
+	public record HttpClientDescriptor(List<String> hosts, @Nullable String key) {
 	}
 
 	/**
@@ -302,19 +368,32 @@ public class ResilienceEndpoint {
 	 * @param limit the quota of the tightest constraint
 	 * @param inFlight the calls in flight
 	 * @param maxConcurrent the limit on calls in flight, 0 for none
+	 * @param pausedUntil when the key's pause ends (its partner throttled, or the application
+	 * paused it), or {@code null} when it is not paused
 	 * @param quotas each token bucket and window
 	 */
 	public record KeyState(String limiter, String key, long remaining, long limit, int inFlight, int maxConcurrent,
-			List<QuotaState> quotas) {
+			@Nullable Instant pausedUntil, List<QuotaState> quotas) {
 
-		static KeyState of(RateLimitDecision decision) {
+		static KeyState of(RateLimitDecision decision, Clock clock) {
 			List<QuotaState> quotas = decision.getQuotas()
 				.stream()
 				.map((quota) -> new QuotaState(quota.policyName(decision.getLimiterName()), quota.quota(), quota.window(),
 						quota.remaining(), quota.reset()))
 				.toList();
+			Instant pausedUntil = decision.isPaused() ? endOf(decision.getPause(), clock) : null;
 			return new KeyState(decision.getLimiterName(), decision.getKey(), decision.getRemaining(),
-					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), quotas);
+					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), pausedUntil, quotas);
+		}
+
+		/**
+		 * The wall-clock end of the rest of a pause, rounded up to the millisecond: read as the
+		 * time to come back, it must not be early.
+		 */
+		private static Instant endOf(Duration pause, Clock clock) {
+			Instant end = clock.instant().plus(pause);
+			Instant millis = end.truncatedTo(ChronoUnit.MILLIS);
+			return millis.equals(end) ? end : millis.plusMillis(1);
 		}
 
 	}

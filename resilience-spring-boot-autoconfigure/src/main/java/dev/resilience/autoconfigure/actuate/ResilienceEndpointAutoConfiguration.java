@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Clock;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
@@ -20,6 +22,7 @@ import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -27,7 +30,9 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.retry.RetryRegistry;
 
 /**
- * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension.
+ * Auto-configuration of the {@code resilience} Actuator endpoint and its web extension. The end
+ * of a key's pause is told by the application's {@link Clock} bean when there is exactly one, else
+ * by the system clock.
  */
 @AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
 		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class, ResilienceSettingsAutoConfiguration.class })
@@ -39,9 +44,11 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RateLimiterRegistry.class)
 	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries,
-			ObjectProvider<PollSettingsRegistry> polls, ObjectProvider<ConnectionPool<?>> pools) {
+			ObjectProvider<PollSettingsRegistry> polls, ObjectProvider<ConnectionPool<?>> pools,
+			ObjectProvider<RateLimitingProperties> rateLimitingProperties, ObjectProvider<Clock> clock) {
 		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable(), polls.getIfAvailable(),
-				pools.orderedStream().toList());
+				pools.orderedStream().toList(), rateLimitingProperties.getIfAvailable(),
+				clock.getIfUnique(Clock::systemUTC));
 	}
 
 	@Bean

@@ -24,18 +24,19 @@ import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimitListener;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.StoreFailureListener;
+import dev.resilience.ratelimit.Throttle;
 import dev.resilience.retry.RetryAttempt;
 import dev.resilience.retry.RetryCallOutcome;
 import dev.resilience.retry.RetryListener;
 
 /**
  * Keeps the most recent events of every capability, the ones worth a look when something went
- * wrong, for {@code GET /actuator/resilience/events}: rejections and waits of rate limiters,
- * retries and exhausted retries, exhausted polls, checkout and operation timeouts of pools, and
- * failures of a rate limiter's remote store. It is a listener of each capability; what went as
- * planned (a call admitted at once, a first attempt, a poll fulfilled, a connection in time) is
- * not recorded, and a rate limiter does not even call it for a call admitted without a wait
- * ({@link #admissionsWithoutWait()}).
+ * wrong, for {@code GET /actuator/resilience/events}: rejections, waits and paused keys of rate
+ * limiters, retries and exhausted retries, exhausted polls, checkout and operation timeouts of
+ * pools, and failures of a rate limiter's remote store. It is a listener of each capability;
+ * what went as planned (a call admitted at once, a first attempt, a poll fulfilled, a connection
+ * in time) is not recorded, and a rate limiter does not even call it for a call admitted without
+ * a wait ({@link #admissionsWithoutWait()}).
  * <p>
  * Memory is bounded: the last {@code bufferSize} events are kept, each small (no stack trace,
  * an error's description cut to {@value #MAX_ERROR_LENGTH} characters). Recording takes no lock.
@@ -101,6 +102,11 @@ public final class ResilienceEvents
 		else if (!decision.getWait().isZero()) {
 			add(Kind.WAITED, limiter.getName(), "waited", decision.getKey(), "wait", decision.getWait());
 		}
+	}
+
+	@Override
+	public void onPause(RateLimiter limiter, String key, Duration pause, Throttle.Cause cause) {
+		add(Kind.PAUSE, limiter.getName(), cause.tag(), key, "pause", pause);
 	}
 
 	@Override
@@ -211,6 +217,12 @@ public final class ResilienceEvents
 		/** A rate limiter admitted a call after a wait. */
 		WAITED,
 
+		/**
+		 * A key of a rate limiter was paused, by its partner's throttle signal or by hand; its
+		 * outcome is the pause's {@link Throttle.Cause#tag() cause}.
+		 */
+		PAUSE,
+
 		/** A retried call made an attempt after the first. */
 		RETRIED,
 
@@ -262,7 +274,7 @@ public final class ResilienceEvents
 	 * @param kind what it is about, a {@link Kind#tag()}
 	 * @param name the rate limiter's, retry's, poll's or pool's name
 	 * @param outcome how it ended, in the style of the matching meter's {@code outcome} or
-	 * {@code kind} tag
+	 * {@code kind} tag; for a pause, its {@code cause} tag
 	 * @param key the rate-limit key, only for rate-limit events and only when keys are included
 	 * @param details its numbers (durations, attempts) and, for failures, the error
 	 */

@@ -1,17 +1,25 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.HttpClientDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.KeyState;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.PauseOnThrottleDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.QuotaState;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.RateLimiterDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.ResilienceDescriptor;
@@ -20,6 +28,8 @@ import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.WindowDescriptor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +49,13 @@ class ResilienceEndpointTests {
 				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=5",
 				"resilience.rate-limiters.bucket.max-concurrent=2", "resilience.rate-limiters.bucket.max-wait=1s");
 
+	private static final Instant NOW = Instant.parse("2026-11-29T08:00:00Z");
+
+	private static final PauseOnThrottleDescriptor NO_PAUSES = new PauseOnThrottleDescriptor(false, List.of(429, 503),
+			Duration.ofSeconds(1), Duration.ofMinutes(10), 0.1);
+
+	private static final HttpClientDescriptor NO_HOSTS = new HttpClientDescriptor(List.of(), null);
+
 	@Test
 	void resilienceShouldListLimitersWithTheirSettings() {
 		this.contextRunner.run((context) -> {
@@ -46,11 +63,82 @@ class ResilienceEndpointTests {
 			assertThat(descriptor.rateLimiters().keySet()).containsExactly("partner-api", "bucket");
 			assertThat(descriptor.rateLimiters().get("partner-api")).isEqualTo(new RateLimiterDescriptor("memory", null,
 					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, Duration.ofMinutes(1), Duration.ZERO,
-					1_000_000, "FAIL_OPEN"));
+					1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
 			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(new RateLimiterDescriptor("memory",
 					new TokenBucketDescriptor(10, 5, Duration.ofSeconds(1), "GREEDY"), List.of(), "LOG", 2,
-					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN"));
+					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
 		});
+	}
+
+	@Test
+	void resilienceShouldListPauseOnThrottleAndHttpClientSettingsAsConfigured() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.partner-api.pause-on-throttle.enabled=true",
+					"resilience.rate-limiters.partner-api.pause-on-throttle.statuses=503,420,429",
+					"resilience.rate-limiters.partner-api.pause-on-throttle.default-pause=2s",
+					"resilience.rate-limiters.partner-api.pause-on-throttle.max-pause=1m",
+					"resilience.rate-limiters.partner-api.pause-on-throttle.resume-jitter=0.25",
+					"resilience.rate-limiters.partner-api.http-client.hosts=api.partner.example,eu.partner.example",
+					"resilience.rate-limiters.partner-api.http-client.key=#request.headers.getFirst('X-Api-Key')")
+			.run((context) -> {
+				ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
+				RateLimiterDescriptor partner = descriptor.rateLimiters().get("partner-api");
+				assertThat(partner.pauseOnThrottle()).isEqualTo(new PauseOnThrottleDescriptor(true,
+						List.of(420, 429, 503), Duration.ofSeconds(2), Duration.ofMinutes(1), 0.25));
+				assertThat(partner.httpClient()).isEqualTo(new HttpClientDescriptor(
+						List.of("api.partner.example", "eu.partner.example"), "#request.headers.getFirst('X-Api-Key')"));
+				assertThat(descriptor.rateLimiters().get("bucket").pauseOnThrottle()).isEqualTo(NO_PAUSES);
+				assertThat(descriptor.rateLimiters().get("bucket").httpClient()).isEqualTo(NO_HOSTS);
+			});
+	}
+
+	@Test
+	void limiterOfARegistryMadeWithoutPropertiesShouldListNoHosts() {
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.limiter("own", RateLimiterSettings.builder().window(1, Duration.ofSeconds(1)).build())
+			.build();
+		assertThat(new ResilienceEndpoint(registry).resilience().rateLimiters().get("own").httpClient())
+			.isEqualTo(NO_HOSTS);
+	}
+
+	/**
+	 * A paused key shows when its pause ends on the wall clock: the same instant however late it
+	 * is asked, rounded up to the millisecond; none once the pause is over, nor for other keys.
+	 */
+	@Test
+	void rateLimiterKeyShouldShowWhenItsPauseEnds() {
+		this.contextRunner.withUserConfiguration(TickerClockConfiguration.class)
+			.withPropertyValues("resilience.rate-limiters.partner-api.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner-api");
+				TestTicker ticker = context.getBean(TestTicker.class);
+				limiter.pause("alice", Duration.ofMillis(2500).plusNanos(1));
+				Instant end = NOW.plusMillis(2501);
+				KeyState paused = endpoint.rateLimiterKey("partner-api", "alice");
+				assertThat(paused).isEqualTo(new KeyState("partner-api", "alice", 0, 3, 0, 0, end, List.of(
+						new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 0, Duration.ofMillis(2500).plusNanos(1)))));
+				ticker.advance(Duration.ofSeconds(1));
+				assertThat(endpoint.rateLimiterKey("partner-api", "alice").pausedUntil()).isEqualTo(end);
+				assertThat(endpoint.rateLimiterKey("partner-api", "bob").pausedUntil()).isNull();
+				assertThat(endpoint.rateLimiterKey("partner-api", null).pausedUntil()).isNull();
+				ticker.advance(Duration.ofMillis(1500).plusNanos(1));
+				KeyState resumed = endpoint.rateLimiterKey("partner-api", "alice");
+				assertThat(resumed.pausedUntil()).isNull();
+				assertThat(resumed.remaining()).isEqualTo(3);
+			});
+	}
+
+	@Test
+	void resetShouldEndThePauseOfTheKey() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.partner-api.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
+				context.getBean(RateLimiterRegistry.class).get("partner-api").pause("alice", Duration.ofMinutes(1));
+				assertThat(endpoint.rateLimiterKey("partner-api", "alice").pausedUntil()).isNotNull();
+				assertThat(endpoint.resetRateLimiterKey("partner-api", "alice").pausedUntil()).isNull();
+				assertThat(endpoint.rateLimiterKey("partner-api", "alice").pausedUntil()).isNull();
+			});
 	}
 
 	@Test
@@ -62,7 +150,7 @@ class ResilienceEndpointTests {
 			context.getBean(TestTicker.class).advance(Duration.ofSeconds(2));
 			KeyState first = endpoint.rateLimiterKey("partner-api", "alice");
 			KeyState second = endpoint.rateLimiterKey("partner-api", "alice");
-			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0,
+			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0, null,
 					List.of(new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
 			assertThat(first).isEqualTo(expected);
 			assertThat(second).isEqualTo(expected);
@@ -136,6 +224,38 @@ class ResilienceEndpointTests {
 			assertThat(extension.rateLimiterKey("partner-api", "alice", null, null).getBody())
 				.isInstanceOfSatisfying(ResilienceEndpoint.KeyState.class, (state) -> assertThat(state.remaining()).isEqualTo(3));
 		});
+	}
+
+	/**
+	 * A wall clock that moves with the test's ticker, from {@link #NOW}, as the system clock moves
+	 * with the monotonic one.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class TickerClockConfiguration {
+
+		@Bean
+		Clock tickerClock(TestTicker ticker) {
+			long start = ticker.read();
+			return new Clock() {
+
+				@Override
+				public Instant instant() {
+					return NOW.plusNanos(ticker.read() - start);
+				}
+
+				@Override
+				public ZoneId getZone() {
+					return ZoneOffset.UTC;
+				}
+
+				@Override
+				public Clock withZone(ZoneId zone) {
+					throw new UnsupportedOperationException();
+				}
+
+			};
+		}
+
 	}
 
 }

@@ -1,5 +1,9 @@
 package dev.resilience.autoconfigure.actuate;
 
+import java.time.Duration;
+import java.time.Instant;
+
+import com.jayway.jsonpath.JsonPath;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -24,6 +28,9 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.aMapWithSize;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.delete;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -44,7 +51,12 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=5",
 				"resilience.rate-limiters.bucket.token-bucket.refill-period=2s",
 				"resilience.rate-limiters.bucket.max-wait=250ms",
-				"resilience.rate-limiters.metered.token-bucket.refill-tokens=1" })
+				"resilience.rate-limiters.metered.token-bucket.refill-tokens=1",
+				"resilience.rate-limiters.paused.windows[0].limit=3", "resilience.rate-limiters.paused.windows[0].period=5s",
+				"resilience.rate-limiters.paused.pause-on-throttle.enabled=true",
+				"resilience.rate-limiters.paused.pause-on-throttle.statuses=429",
+				"resilience.rate-limiters.paused.pause-on-throttle.max-pause=1m",
+				"resilience.rate-limiters.paused.http-client.hosts=api.partner.example" })
 @AutoConfigureMockMvc
 class ResilienceEndpointWebTests {
 
@@ -81,7 +93,7 @@ class ResilienceEndpointWebTests {
 	void getShouldListLimitersWithSettings() throws Exception {
 		this.mvc.perform(get("/actuator/resilience"))
 			.andExpect(status().isOk())
-			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(3)))
+			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(4)))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.store").value("memory"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.tokenBucket").value(nullValue()))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.windows.length()").value(1))
@@ -109,10 +121,60 @@ class ResilienceEndpointWebTests {
 				.andExpect(status().isOk())
 				.andExpect(content().json("""
 						{"limiter":"partner-api","key":"alice","remaining":2,"limit":3,"inFlight":0,"maxConcurrent":0,
-						 "quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
+						 "pausedUntil":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
 						""", JsonCompareMode.STRICT));
 		}
 		assertThat(this.registry.get("partner-api").inspect("alice").getRemaining()).isEqualTo(2);
+	}
+
+	@Test
+	void getShouldListPauseOnThrottleAndHttpClientSettings() throws Exception {
+		this.mvc.perform(get("/actuator/resilience"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.enabled").value(false))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.statuses[*]").value(contains(429, 503)))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.defaultPause").value("PT1S"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.maxPause").value("PT10M"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.resumeJitter").value(0.1))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.httpClient.hosts").isEmpty())
+			.andExpect(jsonPath("$.rateLimiters.partner-api.httpClient.key").value(nullValue()))
+			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.enabled").value(true))
+			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.statuses[*]").value(contains(429)))
+			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.maxPause").value("PT1M"))
+			.andExpect(jsonPath("$.rateLimiters.paused.httpClient.hosts[*]").value(contains("api.partner.example")));
+	}
+
+	/**
+	 * A paused key shows the instant its pause ends; the pause is an event of kind {@code pause},
+	 * whose key stays hidden (keys are not included here).
+	 */
+	@Test
+	void getKeyOfAPausedKeyShouldShowWhenThePauseEndsAndThePauseShouldBeAnEvent() throws Exception {
+		// The test's ticker stands still, so the pause's rest is 30 s whenever it is read.
+		Instant before = Instant.now();
+		this.registry.get("paused").pause("dave", Duration.ofSeconds(30));
+		String body = this.mvc.perform(get("/actuator/resilience/paused").param("key", "dave"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.remaining").value(0))
+			.andExpect(jsonPath("$.quotas[0].remaining").value(0))
+			.andReturn()
+			.getResponse()
+			.getContentAsString();
+		Instant after = Instant.now();
+		Instant pausedUntil = Instant.parse(JsonPath.read(body, "$.pausedUntil"));
+		assertThat(pausedUntil).isBetween(before.plusSeconds(30), after.plusSeconds(30).plusMillis(1));
+		this.mvc.perform(get("/actuator/resilience/paused").param("key", "erin"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.pausedUntil").value(nullValue()));
+		this.mvc.perform(get("/actuator/resilience/events").param("name", "paused").param("kind", "pause"))
+			.andExpect(status().isOk())
+			.andExpect(jsonPath("$.events.length()").value(1))
+			.andExpect(jsonPath("$.events[0].kind").value("pause"))
+			.andExpect(jsonPath("$.events[0].name").value("paused"))
+			.andExpect(jsonPath("$.events[0].outcome").value("manual"))
+			.andExpect(jsonPath("$.events[0].key").value(nullValue()))
+			.andExpect(jsonPath("$.events[0].details.pause").value("PT30S"))
+			.andExpect(content().string(not(containsString("dave"))));
 	}
 
 	@Test

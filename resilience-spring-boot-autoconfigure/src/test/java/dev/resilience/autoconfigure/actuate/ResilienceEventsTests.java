@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletionException;
 
 import org.junit.jupiter.api.Test;
@@ -18,10 +19,12 @@ import dev.resilience.poll.PollAttempt;
 import dev.resilience.poll.PollHistory;
 import dev.resilience.pool.ConnectionPoolListener.CheckoutOutcome;
 import dev.resilience.pool.ConnectionPoolListener.OperationOutcome;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
+import dev.resilience.ratelimit.Throttle;
 import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 import dev.resilience.retry.RetryAttempt;
 import dev.resilience.retry.RetryCallOutcome;
@@ -45,11 +48,24 @@ class ResilienceEventsTests {
 	private final ResilienceEvents events = new ResilienceEvents(10, false, this.clock);
 
 	private RateLimiter limiter(ResilienceEvents events) {
+		return limiter(events, PauseOnThrottleSettings.DISABLED);
+	}
+
+	/** A limiter that pauses, for at most a minute. */
+	private RateLimiter pausingLimiter(ResilienceEvents events) {
+		return limiter(events,
+				new PauseOnThrottleSettings(true, Set.of(429), Duration.ofSeconds(2), Duration.ofMinutes(1), 0.1));
+	}
+
+	private RateLimiter limiter(ResilienceEvents events, PauseOnThrottleSettings pauseOnThrottle) {
 		return StoreRateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.sleeper(this.ticker.sleeper())
 			.listener(events)
-			.limiter("partner", RateLimiterSettings.builder().window(1, Duration.ofSeconds(10)).build())
+			.limiter("partner", RateLimiterSettings.builder()
+				.window(1, Duration.ofSeconds(10))
+				.pauseOnThrottle(pauseOnThrottle)
+				.build())
 			.build()
 			.get("partner");
 	}
@@ -82,6 +98,36 @@ class ResilienceEventsTests {
 		assertThat(withKeys.recent(null, null).events()).singleElement()
 			.extracting(Event::key)
 			.isEqualTo("alice");
+	}
+
+	/**
+	 * A pause is recorded with its cause as outcome and the pause applied (after max-pause); a
+	 * call of the paused key is a rejection as any other.
+	 */
+	@Test
+	void pauseIsRecordedWithItsCauseAndLengthWithoutTheKey() {
+		RateLimiter limiter = pausingLimiter(this.events);
+		limiter.pause("alice", Duration.ofSeconds(30));
+		limiter.pause("bob", Throttle.retryAfter(Duration.ofHours(1)));
+		limiter.pause("bob", Throttle.rateLimitField(Duration.ofSeconds(5)));
+		limiter.pause("carol", Throttle.unspecified());
+		assertThat(this.events.recent(null, Kind.PAUSE).events()).containsExactly(
+				new Event(NOW, "pause", "partner", "default", null, Map.of("pause", Duration.ofSeconds(2))),
+				new Event(NOW, "pause", "partner", "ratelimit-field", null, Map.of("pause", Duration.ofSeconds(5))),
+				new Event(NOW, "pause", "partner", "retry-after", null, Map.of("pause", Duration.ofMinutes(1))),
+				new Event(NOW, "pause", "partner", "manual", null, Map.of("pause", Duration.ofSeconds(30))));
+		assertThat(limiter.tryAcquire("alice", 1).isPermitted()).isFalse();
+		assertThat(this.events.recent(null, null).events().get(0).kind()).isEqualTo("rejected");
+		assertThat(this.events.recent(null, null).events()).allSatisfy((event) -> assertThat(event.toString())
+			.doesNotContain("alice", "bob", "carol"));
+	}
+
+	@Test
+	void pauseKeyIsRecordedOnlyWhenIncluded() {
+		ResilienceEvents withKeys = new ResilienceEvents(10, true, this.clock);
+		pausingLimiter(withKeys).pause("alice", Duration.ofSeconds(30));
+		assertThat(withKeys.recent(null, null).events()).singleElement()
+			.isEqualTo(new Event(NOW, "pause", "partner", "manual", "alice", Map.of("pause", Duration.ofSeconds(30))));
 	}
 
 	/**
@@ -218,12 +264,13 @@ class ResilienceEventsTests {
 	@Test
 	void kindsAreNamedInTheMetersStyle() {
 		assertThat(Kind.values()).extracting(Kind::tag)
-			.containsExactly("rejected", "waited", "retried", "retries_exhausted", "poll_exhausted", "checkout_timeout",
-					"operation_timeout", "store_failure");
+			.containsExactly("rejected", "waited", "pause", "retried", "retries_exhausted", "poll_exhausted",
+					"checkout_timeout", "operation_timeout", "store_failure");
 		assertThat(Kind.of("store_failure")).isEqualTo(Kind.STORE_FAILURE);
+		assertThat(Kind.of("pause")).isEqualTo(Kind.PAUSE);
 		assertThatIllegalArgumentException().isThrownBy(() -> Kind.of("STORE_FAILURE"))
-			.withMessage("Unknown event kind 'STORE_FAILURE'; allowed: rejected, waited, retried, retries_exhausted, "
-					+ "poll_exhausted, checkout_timeout, operation_timeout, store_failure");
+			.withMessage("Unknown event kind 'STORE_FAILURE'; allowed: rejected, waited, pause, retried, "
+					+ "retries_exhausted, poll_exhausted, checkout_timeout, operation_timeout, store_failure");
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.resilience.autoconfigure.ratelimit;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -21,9 +22,13 @@ import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.Throttle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Tests for {@link RateLimiterMetrics}: the meters recorded for calls through the aspect.
@@ -80,6 +85,53 @@ class RateLimiterMetricsTests {
 			assertThat(meters.get(RateLimiterMetrics.CALLS).meters()).extracting(Meter::getId)
 				.allSatisfy((id) -> assertThat(id.getType()).isEqualTo(Meter.Type.COUNTER));
 		});
+	}
+
+	@Test
+	void pausesShouldBeCountedByCauseWithoutTheKey() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.other.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("other");
+				limiter.pause("alice", Duration.ofSeconds(2));
+				limiter.pause("alice", Throttle.retryAfter(Duration.ofSeconds(30)));
+				limiter.pause("bob", Throttle.retryAfter(Duration.ofSeconds(1)));
+				limiter.pause("carol", Throttle.rateLimitField(Duration.ofSeconds(5)));
+				assertThat(pauses(meters, "other", "manual")).isEqualTo(1.0);
+				assertThat(pauses(meters, "other", "retry-after")).isEqualTo(2.0);
+				assertThat(pauses(meters, "other", "ratelimit-field")).isEqualTo(1.0);
+				assertThat(pauses(meters, "other", "default")).isZero();
+				assertThat(meters.get(RateLimiterMetrics.PAUSES).counters()).hasSize(4)
+					.allSatisfy((counter) -> assertThat(counter.getId().getTags()).hasSize(2)
+						.contains(Tag.of("name", "other")));
+				assertThat(meters.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().getTags())
+					.extracting(Tag::getValue)
+					.doesNotContain("alice", "bob", "carol"));
+			});
+	}
+
+	/**
+	 * A limiter that pauses has its pause counters, at zero, from its first decision, so that
+	 * Prometheus sees the first pause as an increase; a limiter that does not pause has none.
+	 */
+	@Test
+	void pauseCountersShouldExistFromTheFirstDecisionOfALimiterThatPauses() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.other.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				MeteredClient client = context.getBean(MeteredClient.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				client.other();
+				client.call();
+				assertThat(meters.find(RateLimiterMetrics.PAUSES).tag("name", "other").counters())
+					.extracting((counter) -> counter.getId().getTag("cause"), Counter::count)
+					.containsExactlyInAnyOrder(tuple("retry-after", 0.0), tuple("ratelimit-field", 0.0),
+							tuple("default", 0.0), tuple("manual", 0.0));
+				assertThat(meters.find(RateLimiterMetrics.PAUSES).tag("name", "metered").counters()).isEmpty();
+			});
+	}
+
+	private static double pauses(MeterRegistry meters, String name, String cause) {
+		return meters.get(RateLimiterMetrics.PAUSES).tags("name", name, "cause", cause).counter().count();
 	}
 
 	private static double count(MeterRegistry meters, String name, String outcome) {

@@ -146,6 +146,35 @@ class RateLimitMvcTests {
 		});
 	}
 
+	/**
+	 * A paused key's rejection tells the client the rest of the pause (here 2.5 s, spread by at
+	 * most a tenth of it) twice over, alike: as Retry-After and as the {@code t} of every policy,
+	 * none of which has quota left, whatever the bucket and window still hold.
+	 */
+	@Test
+	void rejectionOfAPausedKeyShouldCarryThePauseAsRetryAfterAndNoQuotaLeft() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.combined.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				MockMvc mvc = mockMvc(context);
+				mvc.perform(get("/combined"))
+					.andExpect(status().isOk())
+					.andExpect(header().string("RateLimit", "\"combined-bucket\";r=9;t=1, \"combined-500ms\";r=2;t=1"));
+				context.getBean(RateLimiterRegistry.class).get("combined").pause("", Duration.ofMillis(2500));
+				mvc.perform(get("/combined"))
+					.andExpect(status().isTooManyRequests())
+					.andExpect(header().string("Retry-After", "3"))
+					.andExpect(header().string("RateLimit-Policy",
+							"\"combined-bucket\";q=10;w=2, \"combined-500ms\";q=3;w=1"))
+					.andExpect(header().string("RateLimit", "\"combined-bucket\";r=0;t=3, \"combined-500ms\";r=0;t=3"))
+					.andExpect(jsonPath("$.retryAfterSeconds").value(3));
+				context.getBean(TestTicker.class).advance(Duration.ofMillis(1000));
+				mvc.perform(get("/combined").accept(MediaType.APPLICATION_PROBLEM_JSON))
+					.andExpect(status().isTooManyRequests())
+					.andExpect(header().string("Retry-After", "2"))
+					.andExpect(header().string("RateLimit", "\"combined-bucket\";r=0;t=2, \"combined-500ms\";r=0;t=2"));
+			});
+	}
+
 	@Test
 	void concurrencyOnlyLimiterShouldAnswer429WithRetryAfterOnly() {
 		this.contextRunner.run((context) -> {
