@@ -31,10 +31,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Checks {@code docs/grafana/resilience-dashboard.json} against a real scrape: the sample serves
  * every demo once, then every metric name any panel's query (or a variable's) uses must be in
  * {@code /actuator/prometheus}, every panel must query something, and each group of meters (rate
- * limiters, retries, polls, pools) has its panels.
+ * limiters, retries, polls, pools) has its panels. The pauses counter exists for limiters that
+ * pause, so {@code partner-api} pauses here (its partner never throttles it in the demos).
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.partner.deadline=500ms", "sample.partner.hang-for=2s" })
+		properties = { "sample.partner.deadline=500ms", "sample.partner.hang-for=2s",
+				"resilience.rate-limiters.partner-api.pause-on-throttle.enabled=true" })
 class GrafanaDashboardTests {
 
 	private static final Path DASHBOARD = Path.of("..", "docs", "grafana", "resilience-dashboard.json");
@@ -44,7 +46,8 @@ class GrafanaDashboardTests {
 	/** Every meter of docs/observability.md, as Prometheus names it, by the row whose panels must query it. */
 	private static final Map<String, List<String>> GROUPS = Map.of("Rate limiters",
 			List.of("resilience_ratelimiter_calls_total", "resilience_ratelimiter_wait_seconds",
-					"resilience_ratelimiter_store_errors_total", "resilience_ratelimiter_keys"),
+					"resilience_ratelimiter_store_errors_total", "resilience_ratelimiter_keys",
+					"resilience_ratelimiter_pauses_total"),
 			"Retries", List.of("resilience_retry_calls_total", "resilience_retry_attempts_total"), "Polls",
 			List.of("resilience_poll_calls_total", "resilience_poll_attempts"), "Pools",
 			List.of("resilience_pool_checkout_seconds", "resilience_pool_operation_seconds", "resilience_pool_active",
