@@ -23,8 +23,9 @@ public class ResilienceEventsProperties {
 	public static class Events {
 
 		/**
-		 * How many of the most recent events are kept, at least 1: rejections, waits, retries,
-		 * exhausted retries and polls, checkout and operation timeouts, store failures.
+		 * How many of the most recent events are kept, at least 1: rejections, waits, pauses of
+		 * keys, retries, exhausted retries and polls, checkout and operation timeouts, store
+		 * failures.
 		 */
 		private int bufferSize = 100;
 
