@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -16,6 +17,10 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
@@ -110,6 +115,32 @@ class RateLimiterMetricsTests {
 			});
 	}
 
+	/** A throttled answer to an annotated call is counted by where its pause came from. */
+	@Test
+	void throttledCallsShouldCountTheirPausesByCause() {
+		this.contextRunner.withPropertyValues("resilience.rate-limiters.other.pause-on-throttle.enabled=true")
+			.run((context) -> {
+				MeteredClient client = context.getBean(MeteredClient.class);
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				HttpHeaders retryAfter = new HttpHeaders();
+				retryAfter.add(HttpHeaders.RETRY_AFTER, "30");
+				HttpClientErrorException tooManyRequests = HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS,
+						"Too Many Requests", retryAfter, new byte[0], StandardCharsets.UTF_8);
+				HttpServerErrorException unavailable = HttpServerErrorException.create(HttpStatus.SERVICE_UNAVAILABLE,
+						"Service Unavailable", new HttpHeaders(), new byte[0], StandardCharsets.UTF_8);
+				assertThatExceptionOfType(HttpClientErrorException.class)
+					.isThrownBy(() -> client.throttled("alice", tooManyRequests));
+				assertThatExceptionOfType(HttpServerErrorException.class)
+					.isThrownBy(() -> client.throttled("bob", unavailable));
+				assertThat(pauses(meters, "other", "retry-after")).isEqualTo(1.0);
+				assertThat(pauses(meters, "other", "default")).isEqualTo(1.0);
+				assertThatExceptionOfType(RateLimitExceededException.class)
+					.isThrownBy(() -> client.throttled("alice", tooManyRequests));
+				assertThat(count(meters, "other", "rejected")).isEqualTo(1.0);
+				assertThat(pauses(meters, "other", "retry-after")).isEqualTo(1.0);
+			});
+	}
+
 	/**
 	 * A limiter that pauses has its pause counters, at zero, from its first decision, so that
 	 * Prometheus sees the first pause as an increase; a limiter that does not pause has none.
@@ -168,6 +199,11 @@ class RateLimiterMetricsTests {
 
 		@RateLimited("other")
 		public void other() {
+		}
+
+		@RateLimited(name = "other", key = "#key")
+		public void throttled(String key, RuntimeException answer) {
+			throw answer;
 		}
 
 	}
