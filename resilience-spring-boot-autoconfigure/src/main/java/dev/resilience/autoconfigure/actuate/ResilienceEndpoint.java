@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
@@ -369,11 +370,12 @@ public class ResilienceEndpoint {
 	 * @param inFlight the calls in flight
 	 * @param maxConcurrent the limit on calls in flight, 0 for none
 	 * @param pausedUntil when the key's pause ends (its partner throttled, or the application
-	 * paused it), or {@code null} when it is not paused
+	 * paused it), or {@code null} when it is not paused; written {@code paused-until}, as SPEC §10
+	 * names it
 	 * @param quotas each token bucket and window
 	 */
 	public record KeyState(String limiter, String key, long remaining, long limit, int inFlight, int maxConcurrent,
-			@Nullable Instant pausedUntil, List<QuotaState> quotas) {
+			@JsonProperty("paused-until") @Nullable Instant pausedUntil, List<QuotaState> quotas) {
 
 		static KeyState of(RateLimitDecision decision, Clock clock) {
 			List<QuotaState> quotas = decision.getQuotas()

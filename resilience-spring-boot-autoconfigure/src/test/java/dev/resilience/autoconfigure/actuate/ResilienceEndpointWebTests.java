@@ -121,7 +121,7 @@ class ResilienceEndpointWebTests {
 				.andExpect(status().isOk())
 				.andExpect(content().json("""
 						{"limiter":"partner-api","key":"alice","remaining":2,"limit":3,"inFlight":0,"maxConcurrent":0,
-						 "pausedUntil":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
+						 "paused-until":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
 						""", JsonCompareMode.STRICT));
 		}
 		assertThat(this.registry.get("partner-api").inspect("alice").getRemaining()).isEqualTo(2);
@@ -161,11 +161,11 @@ class ResilienceEndpointWebTests {
 			.getResponse()
 			.getContentAsString();
 		Instant after = Instant.now();
-		Instant pausedUntil = Instant.parse(JsonPath.read(body, "$.pausedUntil"));
+		Instant pausedUntil = Instant.parse(JsonPath.read(body, "$['paused-until']"));
 		assertThat(pausedUntil).isBetween(before.plusSeconds(30), after.plusSeconds(30).plusMillis(1));
 		this.mvc.perform(get("/actuator/resilience/paused").param("key", "erin"))
 			.andExpect(status().isOk())
-			.andExpect(jsonPath("$.pausedUntil").value(nullValue()));
+			.andExpect(jsonPath("$['paused-until']").value(nullValue()));
 		this.mvc.perform(get("/actuator/resilience/events").param("name", "paused").param("kind", "pause"))
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.events.length()").value(1))
