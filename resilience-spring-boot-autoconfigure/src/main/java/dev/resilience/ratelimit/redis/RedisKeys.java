@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -19,7 +20,7 @@ import dev.resilience.ratelimit.WindowAlgorithm;
  * the multi-key script.
  * <p>
  * Parts: {@code s} the state (a string of packed numbers), {@code w1}, {@code w2}, ... one sorted set per exact window,
- * {@code l} the leases.
+ * {@code l} the leases, {@code p} the key's pause (SPEC §10; {@code pause.lua}).
  */
 final class RedisKeys {
 
@@ -27,6 +28,9 @@ final class RedisKeys {
 
 	/** The hash's bytes in a tag, each written as two hex digits. */
 	private static final int TAG_BYTES = 16;
+
+	/** The pause's part alone, for {@code pause.lua}. */
+	private static final byte[][] PAUSE_TAIL = { bytes("}:p") };
 
 	/** The prefix and the escaped limiter name, up to the tag's opening brace. */
 	private final byte[] head;
@@ -37,8 +41,12 @@ final class RedisKeys {
 	 */
 	private final MessageDigest named;
 
-	/** The parts after the tag, such as {@code }:s}. */
+	/** The parts after the tag, such as {@code }:s}, of the keys a decision takes without the pause. */
 	private final byte[][] tails;
+
+	/** The parts after the tag of the keys a decision takes with the pause: {@link #tails}, then the pause's. */
+	private final byte[][] pausedTails;
+
 
 	RedisKeys(String keyPrefix, String limiterName, RateLimiterSettings settings) {
 		checkPrefix(keyPrefix);
@@ -58,6 +66,8 @@ final class RedisKeys {
 		if (settings.maxConcurrent() > 0) {
 			this.tails[count - 1] = bytes("}:l");
 		}
+		this.pausedTails = Arrays.copyOf(this.tails, count + 1);
+		this.pausedTails[count] = PAUSE_TAIL[0];
 	}
 
 	/**
@@ -117,16 +127,43 @@ final class RedisKeys {
 	}
 
 	/**
-	 * Returns the Redis keys of a user's key, in the order the script takes them.
+	 * Returns the Redis keys of a user's key that a decision of a limiter without pauses takes, in
+	 * the order the script takes them.
 	 * @param key the user's key
 	 * @return the keys
 	 */
 	byte[][] keys(String key) {
+		return keys(key, false);
+	}
+
+	/**
+	 * Returns the Redis keys of a user's key, in the order the script takes them: with
+	 * {@code pause}, the key's pause comes last, after the keys of its state (the decision scripts
+	 * read it first while the limiter pauses; a reset deletes it too).
+	 * @param key the user's key
+	 * @param pause whether the pause is among them
+	 * @return the keys
+	 */
+	byte[][] keys(String key, boolean pause) {
+		return names(key, pause ? this.pausedTails : this.tails);
+	}
+
+	/**
+	 * Returns the Redis key of a user's key's pause, alone, as {@code pause.lua} takes it: in the
+	 * slot of the key's state, which it shares the tag with.
+	 * @param key the user's key
+	 * @return the one key
+	 */
+	byte[][] pauseKey(String key) {
+		return names(key, PAUSE_TAIL);
+	}
+
+	private byte[][] names(String key, byte[][] tails) {
 		byte[] hash = hash(key);
-		byte[][] keys = new byte[this.tails.length][];
+		byte[][] keys = new byte[tails.length][];
 		int tag = 2 * TAG_BYTES;
 		for (int i = 0; i < keys.length; i++) {
-			byte[] tail = this.tails[i];
+			byte[] tail = tails[i];
 			byte[] name = new byte[this.head.length + tag + tail.length];
 			System.arraycopy(this.head, 0, name, 0, this.head.length);
 			for (int j = 0; j < TAG_BYTES; j++) {

@@ -8,9 +8,11 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,6 +34,7 @@ import dev.resilience.ratelimit.StoreStatus;
 import dev.resilience.ratelimit.TokenBucketSettings;
 import dev.resilience.ratelimit.WindowSettings;
 import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
+import dev.resilience.ratelimit.store.KeyPause;
 import dev.resilience.ratelimit.store.RateLimitStore;
 
 /**
@@ -63,6 +66,13 @@ import dev.resilience.ratelimit.store.RateLimitStore;
  * Waiting for a returned concurrency permit polls: the waiter asks again every
  * {@value #PERMIT_POLL_MILLIS} ms at most, so {@code n} waiters cost at most {@code 100 n}
  * decisions a second.
+ * <p>
+ * A key's pause (SPEC §10, {@link #pause}) is a Redis key of its own beside the key's state (same
+ * hash tag), written by {@code pause.lua} on the server's clock and expiring when the pause ends,
+ * so every instance's next decision sees it. While the limiter's {@code pause-on-throttle} is
+ * enabled, each decision sends that key too, and the decide script reads it first: a paused key's
+ * decision is still one round trip, and takes and writes nothing. A limiter that does not pause
+ * neither sends nor reads it.
  */
 public final class RedisRateLimitStore implements RateLimitStore {
 
@@ -251,8 +261,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public Reservation reserve(String key, long cost, long maxWaitNanos) {
-		byte[][] redisKeys = this.keys.keys(key);
-		ScriptArguments.Reply reply = decideAndWait(redisKeys, cost, maxWaitNanos, true);
+		ScriptArguments arguments = this.arguments;
+		byte[][] redisKeys = this.keys.keys(key, arguments.pauses());
+		ScriptArguments.Reply reply = decideAndWait(arguments, redisKeys, cost, maxWaitNanos, true);
 		return outcome(redisKeys, cost, true, reply, (answer) -> reservationOf(key, redisKeys, cost, answer));
 	}
 
@@ -264,22 +275,27 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
-		byte[][] redisKeys = this.keys.keys(key);
-		return decide(redisKeys, cost, maxWaitNanos, true, (reply) -> reservationOf(key, redisKeys, cost, reply));
+		ScriptArguments arguments = this.arguments;
+		byte[][] redisKeys = this.keys.keys(key, arguments.pauses());
+		return decide(arguments, redisKeys, cost, maxWaitNanos, true,
+				(reply) -> reservationOf(key, redisKeys, cost, reply));
 	}
 
 	@Override
 	public RateLimitDecision tryAcquire(String key, long cost) {
-		byte[][] redisKeys = this.keys.keys(key);
-		ScriptArguments.Reply reply = decideAndWait(redisKeys, cost, 0, true);
-		return outcome(redisKeys, cost, true, reply, (answer) -> decisionOf(key, answer));
+		ScriptArguments arguments = this.arguments;
+		byte[][] redisKeys = this.keys.keys(key, arguments.pauses());
+		ScriptArguments.Reply reply = decideAndWait(arguments, redisKeys, cost, 0, true);
+		return outcome(redisKeys, cost, true, reply, (answer) -> decisionOf(key, answer, true));
 	}
 
 	@Override
 	public RateLimitDecision inspect(String key) {
-		byte[][] redisKeys = this.keys.keys(key);
-		ScriptArguments.Reply reply = decideAndWait(redisKeys, 1, 0, false);
-		return outcome(redisKeys, 1, false, reply, (answer) -> decisionOf(key, answer));
+		ScriptArguments arguments = this.arguments;
+		byte[][] redisKeys = this.keys.keys(key, arguments.pauses());
+		ScriptArguments.Reply reply = decideAndWait(arguments, redisKeys, 1, 0, false);
+		// a paused key shows the end of its pause, without a share of the resumptions' spread
+		return outcome(redisKeys, 1, false, reply, (answer) -> decisionOf(key, answer, false));
 	}
 
 	/**
@@ -297,11 +313,105 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	@Override
 	public void reset(String key) {
-		byte[][] redisKeys = this.keys.keys(key);
+		// the pause too, whether the limiter pauses now or not
+		byte[][] redisKeys = this.keys.keys(key, true);
 		awaitDone(this.runner.unlink(redisKeys, this.timeoutNanos).handle((count, ex) -> {
 			log((ex != null) ? failure(redisKeys, "reset", ex) : answered(redisKeys));
 			return null;
 		}));
+	}
+
+	@Override
+	public boolean canPause() {
+		return true;
+	}
+
+	/**
+	 * Pauses the key in Redis, where every instance's next decision sees it, waiting for Redis up
+	 * to the decision timeout. A thread interrupted before it asks waits as any other, and stays
+	 * interrupted; one interrupted while it waits stops waiting, and the pause counts as failed.
+	 * @throws IllegalStateException if Redis did not store the pause in time (down, hung, too slow,
+	 * or interrupted): counted as a store error
+	 */
+	@Override
+	public void pause(String key, long nanos) {
+		byte[][] pauseKey = this.keys.pauseKey(key);
+		CompletableFuture<List<?>> sent = sendPause(pauseKey, nanos, false);
+		CompletableFuture<Void> stored = stored(pauseKey, sent);
+		boolean interrupted = Thread.interrupted();
+		try {
+			stored.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// given up on as a timer would: stored fails (unless the reply has just come)
+			sent.completeExceptionally(ex);
+		}
+		catch (InterruptedException ex) {
+			interrupted = true;
+			sent.cancel(false);
+		}
+		catch (ExecutionException ex) {
+			throw (RuntimeException) ex.getCause();
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+		try {
+			stored.join();
+		}
+		catch (CompletionException ex) {
+			throw (RuntimeException) ex.getCause();
+		}
+	}
+
+	/**
+	 * Pauses the key in Redis as {@link #pause} does, without holding the calling thread: the
+	 * future completes when Redis answers (on a thread of Lettuce), or exceptionally with an
+	 * {@link IllegalStateException} when it fails, when the decision timeout has passed (on a
+	 * timer's thread), or at once while Redis is known to be out; each failure is counted as a
+	 * store error.
+	 */
+	@Override
+	public CompletableFuture<Void> pauseAsync(String key, long nanos) {
+		byte[][] pauseKey = this.keys.pauseKey(key);
+		return stored(pauseKey, sendPause(pauseKey, nanos, true));
+	}
+
+	/**
+	 * Sends {@code pause.lua} with the latest server time at which it may still run: a pause that
+	 * reaches a frozen server and would run only after its caller was told it failed changes
+	 * nothing (it would pause the key later, and longer, than asked).
+	 */
+	private CompletableFuture<List<?>> sendPause(byte[][] pauseKey, long nanos, boolean timed) {
+		return this.runner.run(Script.PAUSE, pauseKey, ScriptArguments.pause(nanos, deadline()), this.timeoutNanos,
+				timed);
+	}
+
+	/**
+	 * Completes when Redis stored the pause, or kept a longer one; exceptionally, naming the limiter
+	 * but not the key, when it failed, which is counted.
+	 */
+	private CompletableFuture<Void> stored(byte[][] pauseKey, CompletableFuture<List<?>> sent) {
+		CompletableFuture<Void> stored = new CompletableFuture<>();
+		sent.whenComplete((reply, ex) -> {
+			Throwable failure = (ex == null && ((Long) reply.get(0)) < 0)
+					? new TimeoutException("Redis ran the pause after its deadline") : ex;
+			if (failure == null) {
+				String news = answered(pauseKey);
+				stored.complete(null);
+				log(news);
+				return;
+			}
+			String news = failure(pauseKey, "pause", failure);
+			stored.completeExceptionally(new IllegalStateException("Rate limiter '" + this.limiterName
+					+ "': Redis did not store the pause: " + RedisScriptRunner.describe(failure),
+					RedisScriptRunner.cause(failure)));
+			// last, after the caller's future is complete: logging may block
+			log(news);
+		});
+		return stored;
 	}
 
 	@Override
@@ -330,9 +440,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * of Redis's reply, or of {@code null} when Redis failed (counted). Should the caller cancel the
 	 * future before Redis admits the call, what the call took is given back.
 	 */
-	private <T> CompletableFuture<T> decide(byte[][] redisKeys, long cost, long maxWaitNanos, boolean commit,
-			Function<ScriptArguments.@Nullable Reply, T> outcome) {
-		return decided(redisKeys, cost, commit, send(redisKeys, cost, maxWaitNanos, commit, true), outcome);
+	private <T> CompletableFuture<T> decide(ScriptArguments arguments, byte[][] redisKeys, long cost,
+			long maxWaitNanos, boolean commit, Function<ScriptArguments.@Nullable Reply, T> outcome) {
+		return decided(redisKeys, cost, commit, send(arguments, redisKeys, cost, maxWaitNanos, commit, true), outcome);
 	}
 
 	/**
@@ -344,11 +454,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * before it asks is decided as any other, and stays interrupted: else each of its decisions
 	 * would fail at once, and {@code fail-open} admit them all, whatever the limit.
 	 */
-	private ScriptArguments.@Nullable Reply decideAndWait(byte[][] redisKeys, long cost, long maxWaitNanos,
-			boolean commit) {
+	private ScriptArguments.@Nullable Reply decideAndWait(ScriptArguments arguments, byte[][] redisKeys, long cost,
+			long maxWaitNanos, boolean commit) {
 		boolean interruptedBefore = Thread.interrupted();
 		try {
-			return sendAndWait(redisKeys, cost, maxWaitNanos, commit);
+			return sendAndWait(arguments, redisKeys, cost, maxWaitNanos, commit);
 		}
 		finally {
 			if (interruptedBefore) {
@@ -358,9 +468,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/** Sends a decision and waits for it, as {@link #decideAndWait} says. */
-	private ScriptArguments.@Nullable Reply sendAndWait(byte[][] redisKeys, long cost, long maxWaitNanos,
-			boolean commit) {
-		CompletableFuture<List<?>> sent = send(redisKeys, cost, maxWaitNanos, commit, false);
+	private ScriptArguments.@Nullable Reply sendAndWait(ScriptArguments arguments, byte[][] redisKeys, long cost,
+			long maxWaitNanos, boolean commit) {
+		CompletableFuture<List<?>> sent = send(arguments, redisKeys, cost, maxWaitNanos, commit, false);
 		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY);
 		try {
 			return decided.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
@@ -383,17 +493,25 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		}
 	}
 
-	/** Sends a decision's script, with the latest server time at which it may still run. */
-	private CompletableFuture<List<?>> send(byte[][] redisKeys, long cost, long maxWaitNanos, boolean commit,
-			boolean timed) {
-		long deadline = 0;
-		if (this.clockOffsetKnown) {
-			deadline = System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000;
-		}
-		ScriptArguments settings = this.arguments;
-		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline);
+	/**
+	 * Sends a decision's script, with the latest server time at which it may still run. The
+	 * arguments are the ones the keys were chosen by: with the pause's key exactly when they
+	 * read it, whatever settings come meanwhile.
+	 */
+	private CompletableFuture<List<?>> send(ScriptArguments settings, byte[][] redisKeys, long cost,
+			long maxWaitNanos, boolean commit, boolean timed) {
+		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline());
 		return this.runner.run(settings.decideScript(), redisKeys, arguments, this.timeoutNanos, timed,
 				(raw) -> decidedTooLate(redisKeys, cost, commit, raw));
+	}
+
+	/**
+	 * The latest server time at which a command sent now may still run, in microseconds: one
+	 * decision timeout from now on the server's clock, as far as this store knows it; 0 (none)
+	 * before the first reply taught it.
+	 */
+	private long deadline() {
+		return this.clockOffsetKnown ? System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000 : 0;
 	}
 
 	/**
@@ -481,12 +599,17 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (reply == null) {
 			return Reservation.settled(failed(key));
 		}
-		RateLimitDecision decision = decision(key, reply);
+		RateLimitDecision decision = decision(key, reply, true);
 		return decision.isPermitted() ? new Taken(redisKeys, cost, reply, decision) : Reservation.settled(decision);
 	}
 
-	private RateLimitDecision decisionOf(String key, ScriptArguments.@Nullable Reply reply) {
-		return (reply != null) ? decision(key, reply) : failed(key);
+	/**
+	 * The decision of a reply, or the failure policy's without one.
+	 * @param spread whether a paused key's caller is told a resumption within the spread of
+	 * resumptions, or (inspecting) the end of the pause
+	 */
+	private RateLimitDecision decisionOf(String key, ScriptArguments.@Nullable Reply reply, boolean spread) {
+		return (reply != null) ? decision(key, reply, spread) : failed(key);
 	}
 
 	/**
@@ -687,7 +810,10 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return quotas;
 	}
 
-	private RateLimitDecision decision(String key, ScriptArguments.Reply reply) {
+	private RateLimitDecision decision(String key, ScriptArguments.Reply reply, boolean spread) {
+		if (reply.status() == ScriptArguments.Reply.PAUSED) {
+			return paused(key, reply, spread);
+		}
 		List<RateLimitDecision.Quota> quotas = new ArrayList<>();
 		long[] numbers = reply.quotas();
 		int next = 0;
@@ -706,6 +832,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return new RateLimitDecision(this.limiterName, key, permitted, micros(reply.waitMicros()),
 				micros(reply.retryAfterMicros()), reply.concurrencyLimited(), quotas, reply.inFlight(),
 				this.settings.maxConcurrent());
+	}
+
+	/**
+	 * The decision for a call of a paused key, by the rules every store shares
+	 * ({@link KeyPause#decision}), on the server's clock in nanoseconds.
+	 */
+	private RateLimitDecision paused(String key, ScriptArguments.Reply reply, boolean spread) {
+		long now = TimeUnit.MICROSECONDS.toNanos(reply.now());
+		KeyPause pause = new KeyPause(now + TimeUnit.MICROSECONDS.toNanos(reply.retryAfterMicros()),
+				TimeUnit.MICROSECONDS.toNanos(reply.pauseLengthMicros()));
+		return pause.decision(this.limiterName, key, this.settings, now,
+				spread ? ThreadLocalRandom.current().nextDouble() : 0);
 	}
 
 	private static Duration micros(long micros) {

@@ -486,9 +486,9 @@ public final class RedisScriptRunner {
 	 * {@code helpers.lua} (settings, clock, bucket arithmetic), then, but for the two shorter decide
 	 * scripts, {@code state.lua} (the state of windows and leases, expiry), then, for the scripts
 	 * that read or write exact windows' entries, {@code entries.lua} (their members), then, for the
-	 * decide scripts, {@code decide_inputs.lua} (the call's inputs and deadline). Their arguments and
-	 * reply are named by {@link ScriptArguments}. Resetting a key needs no script: it is an
-	 * {@code UNLINK}.
+	 * decide scripts, {@code decide_inputs.lua} (the call's inputs and deadline, and the key's pause).
+	 * {@code pause.lua} needs none of them. Their arguments and reply are named by
+	 * {@link ScriptArguments}. Resetting a key needs no script: it is an {@code UNLINK}.
 	 */
 	enum Script {
 
@@ -504,7 +504,9 @@ public final class RedisScriptRunner {
 		/** Gives a call back, as if it had never been made. */
 		GIVE_BACK("give_back.lua", Script.HELPERS, Script.STATE, Script.ENTRIES),
 		/** Returns a call's concurrency permit. */
-		RELEASE("release.lua", Script.HELPERS, Script.STATE);
+		RELEASE("release.lua", Script.HELPERS, Script.STATE),
+		/** Pauses a key, extending the pause in force, never shortening it. */
+		PAUSE("pause.lua");
 
 		private static final String HELPERS = "helpers.lua";
 

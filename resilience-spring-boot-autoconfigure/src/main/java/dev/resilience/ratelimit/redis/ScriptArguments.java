@@ -16,15 +16,15 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 /**
  * Encodes the arguments of the scripts ({@code decide.lua}, {@code decide_bucket.lua} or
- * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}) and decodes a decision's reply: the slots are named here once, by the enums
- * {@link Setting}, {@link DecideInput}, {@link GiveBackInput} and {@link ReplyField} ({@link #release(long, long, boolean)}
- * sends three numbers), in the order the scripts read them ({@code helpers.lua} and the top of each
+ * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}, {@code pause.lua}) and decodes a decision's reply: the slots are named here once, by the enums
+ * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReplyField} and {@link PausedReplyField} ({@link #release(long, long, boolean)}
+ * sends three numbers, {@link #pause(long, long)} two), in the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). A script takes two arguments: the limiter's settings, the same
  * for every call, and the call's own inputs, each as little-endian doubles (Lua's
  * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
  * that a script would parse again, so one string unpacked in one step costs the server less than
  * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s inputs, the lease's
- * member, its score and a flag, stay decimal, and so do the windows' periods in milliseconds that
+ * member, its score and a flag, and {@code pause.lua}'s two numbers (a pause is rare) stay decimal, and so do the windows' periods in milliseconds that
  * {@code decide_window.lua} takes after the two: it passes them to {@code PEXPIRE} as they are.
  * <p>
  * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
@@ -72,7 +72,12 @@ final class ScriptArguments {
 		/** The server time after which the caller has given up, 0 for none. */
 		DEADLINE,
 		/** 1: decide, 0: inspect (take nothing). */
-		COMMIT
+		COMMIT,
+		/**
+		 * 1: the limiter pauses on throttle, and the last key is the key's pause, read before
+		 * anything else; 0: there is no such key, and no pause is read.
+		 */
+		PAUSE
 
 	}
 
@@ -94,7 +99,8 @@ final class ScriptArguments {
 
 	/**
 	 * The fields of {@code decide.lua}'s reply, in order; the quotas follow, two numbers per
-	 * constraint. A reply of a decision that came too late holds only the first two.
+	 * constraint. A reply of a decision that came too late holds only the first two; one of a
+	 * paused key, {@link PausedReplyField}'s.
 	 */
 	enum ReplyField {
 
@@ -102,6 +108,27 @@ final class ScriptArguments {
 		BEFORE_UPDATED, AFTER_TOKENS, AFTER_UPDATED
 
 	}
+
+	/**
+	 * The fields of a decide script's reply for a paused key (status {@link Reply#PAUSED}), in
+	 * order: the script read the pause, and nothing else.
+	 */
+	enum PausedReplyField {
+
+		STATUS, NOW,
+		/** Microseconds until the pause ends. */
+		REST,
+		/** The pause's length in microseconds, which the callers' resumptions are spread over. */
+		LENGTH
+
+	}
+
+	/**
+	 * The longest pause the scripts keep: a century, as good as for good. Its end on the server's
+	 * clock (now about 1.7e15 microseconds) then stays an integer below 2^53, exact in a Lua number,
+	 * whatever {@code max-pause} allows.
+	 */
+	static final long MAX_PAUSE_MICROS = 100L * 365 * 24 * 3600 * 1_000_000;
 
 	/** {@code release.lua}'s flag: the hold time is learned from the return, or not. */
 	private static final byte[] ONE = { '1' };
@@ -113,6 +140,9 @@ final class ScriptArguments {
 
 	/** The script that decides for this limiter's shape. */
 	private final Script decide;
+
+	/** Whether the limiter pauses on throttle: its decisions read the key's pause. */
+	private final boolean pauses;
 
 	/**
 	 * The arguments {@code decide_window.lua} takes after the settings and the inputs: each
@@ -149,6 +179,7 @@ final class ScriptArguments {
 		this.settings = doubles(encoded);
 		this.decide = decideScript(bucket != null, !windows.isEmpty(), settings.windowAlgorithm(),
 				settings.maxConcurrent() > 0);
+		this.pauses = settings.pauseOnThrottle().enabled();
 		this.windowExpiries = new byte[(this.decide == Script.DECIDE_WINDOW) ? windows.size() : 0][];
 		for (int i = 0; i < this.windowExpiries.length; i++) {
 			long millis = (encoded[fixed + 2 * i + 1] + 999) / 1000;
@@ -179,6 +210,15 @@ final class ScriptArguments {
 		return this.decide;
 	}
 
+	/**
+	 * Whether the limiter's decisions read the key's pause: they take its key last
+	 * ({@link RedisKeys#keys(String, boolean)}), and {@link DecideInput#PAUSE} says so to the script.
+	 * A limiter that does not pause is spared reading it.
+	 */
+	boolean pauses() {
+		return this.pauses;
+	}
+
 	/** Whether {@code a * b + c} reaches 2^53. */
 	static boolean exceeds(long a, long b, long c) {
 		return Math.multiplyHigh(a, b) != 0 || a * b < 0 || a * b >= EXACT - c;
@@ -204,6 +244,7 @@ final class ScriptArguments {
 		inputs[DecideInput.MAX_WAIT.ordinal()] = maxWaitMicros;
 		inputs[DecideInput.DEADLINE.ordinal()] = deadlineMicros;
 		inputs[DecideInput.COMMIT.ordinal()] = flag(commit);
+		inputs[DecideInput.PAUSE.ordinal()] = flag(this.pauses);
 		byte[][] arguments = new byte[2 + this.windowExpiries.length][];
 		arguments[0] = this.settings;
 		arguments[1] = doubles(inputs);
@@ -236,6 +277,16 @@ final class ScriptArguments {
 				Long.toString(at).getBytes(StandardCharsets.US_ASCII), learned ? ONE : ZERO };
 	}
 
+	/**
+	 * The arguments of {@code pause.lua}, in decimal: the pause in whole microseconds, rounded up,
+	 * at most {@link #MAX_PAUSE_MICROS}, and the server time after which the caller has given up, 0
+	 * for none.
+	 */
+	static byte[][] pause(long nanos, long deadlineMicros) {
+		return new byte[][] { Long.toString(Math.min(micros(nanos), MAX_PAUSE_MICROS)).getBytes(StandardCharsets.US_ASCII),
+				Long.toString(deadlineMicros).getBytes(StandardCharsets.US_ASCII) };
+	}
+
 	private static long flag(boolean value) {
 		return value ? 1 : 0;
 	}
@@ -253,10 +304,12 @@ final class ScriptArguments {
 	 * {@code decide.lua}'s reply, its fields as {@link ReplyField} orders them, times in
 	 * microseconds of the server's clock.
 	 *
-	 * @param status 1 admitted, 0 rejected, -1 too late (the caller gave up before the script ran)
+	 * @param status 1 admitted, 0 rejected, {@link #PAUSED} rejected for the key's pause, -1 too late
+	 * (the caller gave up before the script ran)
 	 * @param now the server's time when the script ran
 	 * @param waitMicros how long an admitted call waits
-	 * @param retryAfterMicros how long a rejected call should wait
+	 * @param retryAfterMicros how long a rejected call should wait; for a paused key, the rest of the
+	 * pause
 	 * @param concurrencyLimited whether only a concurrency permit was missing
 	 * @param inFlight the calls in flight for the key
 	 * @param sequence the admitted call's sequence number (names its window entries and lease)
@@ -265,11 +318,15 @@ final class ScriptArguments {
 	 * @param beforeUpdated the bucket's time before the call
 	 * @param afterTokens the bucket's tokens after the call
 	 * @param afterUpdated the bucket's time after the call
+	 * @param pauseLengthMicros for a paused key, the length of the pause in force; else 0
 	 * @param quotas remaining and microseconds until more, for the bucket and then each window
 	 */
 	record Reply(int status, long now, long waitMicros, long retryAfterMicros, boolean concurrencyLimited, int inFlight,
 			long sequence, long bucketVersion, long beforeTokens, long beforeUpdated, long afterTokens, long afterUpdated,
-			long[] quotas) {
+			long pauseLengthMicros, long[] quotas) {
+
+		/** The status of a decision the key's pause rejected, taking nothing. */
+		static final int PAUSED = 2;
 
 		/**
 		 * Decodes a decision's reply: one string of little-endian doubles (Lua's
@@ -284,12 +341,17 @@ final class ScriptArguments {
 				numbers[i] = (long) packed.getDouble();
 			}
 			int head = ReplyField.values().length;
+			if (field(numbers, ReplyField.STATUS) == PAUSED) {
+				return new Reply(PAUSED, numbers[PausedReplyField.NOW.ordinal()], 0,
+						numbers[PausedReplyField.REST.ordinal()], false, 0, 0, 0, 0, 0, 0, 0,
+						numbers[PausedReplyField.LENGTH.ordinal()], new long[0]);
+			}
 			return new Reply((int) field(numbers, ReplyField.STATUS), field(numbers, ReplyField.NOW),
 					field(numbers, ReplyField.WAIT), field(numbers, ReplyField.RETRY_AFTER),
 					field(numbers, ReplyField.CONCURRENCY_LIMITED) == 1, (int) field(numbers, ReplyField.IN_FLIGHT),
 					field(numbers, ReplyField.SEQUENCE), field(numbers, ReplyField.BUCKET_VERSION),
 					field(numbers, ReplyField.BEFORE_TOKENS), field(numbers, ReplyField.BEFORE_UPDATED),
-					field(numbers, ReplyField.AFTER_TOKENS), field(numbers, ReplyField.AFTER_UPDATED),
+					field(numbers, ReplyField.AFTER_TOKENS), field(numbers, ReplyField.AFTER_UPDATED), 0,
 					Arrays.copyOfRange(numbers, head, numbers.length));
 		}
 

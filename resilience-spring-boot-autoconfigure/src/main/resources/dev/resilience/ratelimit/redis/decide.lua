@@ -3,7 +3,8 @@
 -- maximum wait. Inspecting tells what a decision would say, and takes nothing.
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
--- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
+-- Inputs: cost, max_wait, deadline, commit, pause (decide_inputs.lua, prepended); with pause, the
+-- key's pause is the last key, after those state.lua names, and is read first.
 
 load()
 

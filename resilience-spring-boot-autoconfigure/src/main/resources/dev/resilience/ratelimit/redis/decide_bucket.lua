@@ -7,7 +7,8 @@
 --           updated and version, as state.lua writes it; a state of another shape is taken for none.
 -- Replies ScriptArguments.ReplyField's slots, then the bucket's remaining and microseconds until
 -- more, packed as the arguments are; -1 and now when the deadline has passed.
--- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended).
+-- KEYS[2]   with pause, the key's pause, read first (decide_inputs.lua).
+-- Inputs: cost, max_wait, deadline, commit, pause (decide_inputs.lua, prepended).
 
 -- the bucket before the call
 local before_tokens, before_updated, before_version = capacity, now, 0

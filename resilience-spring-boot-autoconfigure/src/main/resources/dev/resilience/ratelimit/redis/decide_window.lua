@@ -8,6 +8,7 @@
 --             per window; NaN for a field not set. A state of another shape is taken for none;
 --             without a state, the windows' entries are deleted.
 -- KEYS[1 + i] window i's entries: a sorted set (entries.lua)
+-- KEYS[#KEYS] with pause, after the windows' sets, the key's pause, read first (decide_inputs.lua)
 -- Replies ScriptArguments.ReplyField's slots, then remaining and microseconds until more for the
 -- bucket and each window, packed as the arguments are; -1 and now when the deadline has passed.
 --
@@ -18,7 +19,7 @@
 -- the windows, their limits far off) calls TIME, GET, then ZADD and PEXPIRE per window, and SET:
 -- each window's set needs its entry and its exact expiry, so those two calls are the floor. (A
 -- key's first decision also asks whether its windows' sets exist.)
--- Inputs: cost, max_wait, deadline, commit (decide_inputs.lua, prepended); then ARGV[2 + i], window
+-- Inputs: cost, max_wait, deadline, commit, pause (decide_inputs.lua, prepended); then ARGV[2 + i], window
 -- i's period in whole milliseconds (rounded up) as a decimal: formatting a number costs the server
 -- about as much as a command, and a window's set most often expires one period after now.
 

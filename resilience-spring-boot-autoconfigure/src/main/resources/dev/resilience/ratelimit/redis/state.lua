@@ -23,7 +23,10 @@
 --                                             journal's first call (stale while it is empty)
 --                then the journal: the sequence, time and cost of each call in it, oldest first
 -- KEYS[2..]      one sorted set per exact window: its entries (entries.lua)
--- KEYS[#KEYS]    the leases, when max_concurrent > 0: member "<sequence>", score its start
+-- KEYS[2 + n]    the leases, when max_concurrent > 0, after the n exact windows' sets: member
+--                "<sequence>", score its start
+-- KEYS[#KEYS]    last, the key's pause, when a decision of a limiter that pauses takes it
+--                (decide_inputs.lua); give_back.lua and release.lua get the decision's keys
 --
 -- The journal (WindowCounter.java): a call reserved ahead of now moves the counter windows ahead,
 -- which drops counts that the calls before it still need once it is given back. So from the first
@@ -36,7 +39,7 @@
 local limits, periods = {}, {} -- max_concurrent (0: no concurrency permits) and lease_timeout: helpers.lua
 
 local state_key = KEYS[1]
-local lease_key = (max_concurrent > 0) and KEYS[#KEYS] or nil
+local lease_key = (max_concurrent > 0) and KEYS[2 + (counters and 0 or window_count)] or nil
 
 -- The state's fields are slots of the array h: h[1] the shape, then the bucket's, the sequence and
 -- the typical hold when the limiter has them, then each window's fields from h[base[i] + 1] on, in

@@ -30,7 +30,7 @@ class ScriptArgumentsTests {
 			.maxConcurrent(10, Duration.ofMinutes(1))
 			.build());
 		assertThat(strings(arguments.decide(true, 3, 250_000, 42))).containsExactly("50", "5", "1000000", "1", "1", "10",
-				"60000000", "2", "25", "5000000", "300", "60000000", "3", "250000", "42", "1");
+				"60000000", "2", "25", "5000000", "300", "60000000", "3", "250000", "42", "1", "0");
 	}
 
 	@Test
@@ -39,7 +39,7 @@ class ScriptArgumentsTests {
 				RateLimiterSettings.builder().window(7, Duration.ofMillis(1500)).build());
 		// then the window's period in milliseconds, in decimal, for decide_window.lua's PEXPIRE
 		assertThat(strings(arguments.decide(false, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
-				"1", "7", "1500000", "1", "0", "0", "0", "1500");
+				"1", "7", "1500000", "1", "0", "0", "0", "0", "1500");
 	}
 
 	@Test
@@ -71,7 +71,7 @@ class ScriptArgumentsTests {
 	void giveBackCarriesTheTicket() {
 		ScriptArguments arguments = new ScriptArguments("n",
 				RateLimiterSettings.builder().tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY).build());
-		ScriptArguments.Reply taken = new ScriptArguments.Reply(1, 1000, 20, 0, false, 0, 9, 4, 5, 900, 3, 1010,
+		ScriptArguments.Reply taken = new ScriptArguments.Reply(1, 1000, 20, 0, false, 0, 9, 4, 5, 900, 3, 1010, 0,
 				new long[0]);
 		assertThat(strings(arguments.giveBack(taken, 2))).containsExactly("5", "1", "1000000", "0", "0", "0", "60000000",
 				"0", "2", "9", "1020", "5", "3", "1010", "5", "900", "4");
@@ -170,10 +170,10 @@ class ScriptArgumentsTests {
 				RateLimiterSettings.builder().tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY).build());
 		byte[][] decide = arguments.decide(true, 1, ScriptArguments.EXACT - 1, 1_764_000_000_123_457L);
 		assertThat(decide.length).isEqualTo(2);
-		// eight settings, four inputs, eight bytes each
+		// eight settings, five inputs, eight bytes each
 		assertThat(decide[0]).hasSize(64);
-		assertThat(decide[1]).hasSize(32);
-		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1");
+		assertThat(decide[1]).hasSize(40);
+		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1", "0");
 		byte[][] release = arguments.release(12_345_678, 1_764_000_000_123_457L, true);
 		assertThat(release[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
 		assertThat(release[2]).isEqualTo("1764000000123457".getBytes(StandardCharsets.US_ASCII));

@@ -3,14 +3,20 @@ package dev.resilience.ratelimit.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import dev.resilience.ManualTicker;
 import dev.resilience.Ticker;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
@@ -21,6 +27,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.Reservation;
+import dev.resilience.ratelimit.Throttle;
 import dev.resilience.ratelimit.WindowAlgorithm;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -399,6 +406,195 @@ public abstract class StoreContractTests {
 
 	private static RateLimiterSettings.Builder counter(int limit) {
 		return RateLimiterSettings.builder().window(limit, Duration.ofMinutes(1)).windowAlgorithm(WindowAlgorithm.COUNTER);
+	}
+
+	/** Pausing on throttle, resumptions spread over a tenth of the pause, at most two hours. */
+	private static final PauseOnThrottleSettings PAUSING = new PauseOnThrottleSettings(true, Set.of(429),
+			Duration.ofSeconds(1), Duration.ofHours(2), 0.1);
+
+	/**
+	 * Limiters of every shape a store may decide differently (the Redis store has a script for a
+	 * token bucket alone, one for exact windows, and one for the rest), each admitting three calls
+	 * in an hour, pausing on throttle.
+	 * @return the limiters' settings
+	 */
+	static Stream<Named<RateLimiterSettings.Builder>> pausingShapes() {
+		return Stream.of(Named.of("token bucket", RateLimiterSettings.builder()
+			.tokenBucket(3, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.pauseOnThrottle(PAUSING)),
+				Named.of("exact windows", RateLimiterSettings.builder()
+					.window(3, Duration.ofHours(1))
+					.window(4, Duration.ofHours(2))
+					.pauseOnThrottle(PAUSING)),
+				Named.of("everything", RateLimiterSettings.builder()
+					.tokenBucket(5, 1, Duration.ofHours(1), RefillStrategy.INTERVAL)
+					.window(3, Duration.ofHours(1))
+					.maxConcurrent(2, Duration.ofHours(1))
+					.pauseOnThrottle(PAUSING)),
+				Named.of("counter windows and permits", RateLimiterSettings.builder()
+					.window(3, Duration.ofHours(1))
+					.windowAlgorithm(WindowAlgorithm.COUNTER)
+					.maxConcurrent(2, Duration.ofHours(1))
+					.pauseOnThrottle(PAUSING)));
+	}
+
+	/**
+	 * While paused, every way of deciding rejects with the rest of the pause, and up to a tenth of
+	 * the pause more (the spread of resumptions), taking nothing; inspecting shows the pause and its
+	 * end; once it ends, the quota left before it is all there.
+	 */
+	@ParameterizedTest
+	@MethodSource("pausingShapes")
+	void pausedKeyIsRejectedWithTheRestOfThePauseAndConsumesNothing(RateLimiterSettings.Builder shape) {
+		ManualTicker clock = new ManualTicker();
+		RateLimiter limiter = limiter(clock, shape);
+		try (Permit first = limiter.acquire("k", 1, Duration.ZERO)) {
+			assertThat(first.getDecisions().get(0).isPaused()).isFalse();
+		}
+		limiter.pause("k", Duration.ofSeconds(10));
+		clock.advance(Duration.ofSeconds(4));
+
+		List<RateLimitDecision> rejected = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			if (limiter.getSettings().maxConcurrent() == 0) {
+				// a limiter with permits refuses tryAcquire, whose permit nobody would return
+				rejected.add(limiter.tryAcquire("k", 1));
+			}
+			rejected.add(limiter.reserve("k", 1, Duration.ofSeconds(1)).getDecision());
+			rejected.add(limiter.reserveAsync("k", 1, Duration.ZERO).join().getDecision());
+		}
+		rejected.add(assertThatExceptionOfType(RateLimitExceededException.class)
+			.isThrownBy(() -> limiter.acquire("k", 1, Duration.ZERO))
+			.actual()
+			.getDecision());
+		assertThat(rejected).allSatisfy((decision) -> {
+			assertThat(decision.isPermitted()).isFalse();
+			assertThat(decision.isPaused()).isTrue();
+			assertThat(decision.getPause()).isEqualTo(Duration.ofSeconds(6));
+			assertThat(decision.getRetryAfter()).isBetween(Duration.ofSeconds(6), Duration.ofSeconds(7));
+			assertThat(decision.getRemaining()).isZero();
+		});
+		RateLimitDecision state = limiter.inspect("k");
+		assertThat(state.isPaused()).isTrue();
+		assertThat(state.getPause()).isEqualTo(Duration.ofSeconds(6));
+		assertThat(state.getRetryAfter()).isEqualTo(Duration.ofSeconds(6));
+		assertThat(state.getInFlight()).isZero();
+
+		clock.advance(Duration.ofSeconds(6));
+		RateLimitDecision after = limiter.inspect("k");
+		assertThat(after.isPaused()).isFalse();
+		assertThat(after.getPause()).isZero();
+		assertThat(after.getRemaining()).isEqualTo(2);
+		try (Permit second = limiter.acquire("k", 1, Duration.ZERO); Permit third = limiter.acquire("k", 1, Duration.ZERO)) {
+			assertThat(third.getDecisions().get(0).getRemaining()).isZero();
+			RateLimitDecision fourth = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+			assertThat(fourth.isPermitted()).isFalse();
+			assertThat(fourth.isPaused()).isFalse();
+		}
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+	}
+
+	/** A call that may wait out the pause does, and is then decided as usual. */
+	@Test
+	void callWhoseMaxWaitCoversThePauseWaitsForItAndIsAdmitted() {
+		ManualTicker clock = new ManualTicker();
+		RateLimiter limiter = limiter(clock, RateLimiterSettings.builder()
+			.window(3, Duration.ofHours(1))
+			.pauseOnThrottle(PAUSING));
+		limiter.pause("k", Duration.ofSeconds(10));
+		try (Permit permit = limiter.acquire("k", 1, Duration.ofSeconds(11))) {
+			assertThat(permit.getWaited()).isBetween(Duration.ofSeconds(10), Duration.ofSeconds(11));
+		}
+		assertThat(clock.read()).isBetween(Duration.ofSeconds(10).toNanos(), Duration.ofSeconds(11).toNanos());
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+	}
+
+	@Test
+	void longerPauseExtendsThePauseAndAShorterOneNeverShortensIt() {
+		ManualTicker clock = new ManualTicker();
+		RateLimiter limiter = limiter(clock, RateLimiterSettings.builder()
+			.tokenBucket(3, 1, Duration.ofHours(1), RefillStrategy.GREEDY)
+			.pauseOnThrottle(PAUSING));
+		limiter.pause("k", Duration.ofSeconds(10));
+		clock.advance(Duration.ofSeconds(2));
+		limiter.pause("k", Duration.ofSeconds(3));
+		assertThat(limiter.inspect("k").getPause()).isEqualTo(Duration.ofSeconds(8));
+		limiter.pauseAsync("k", Throttle.retryAfter(Duration.ofSeconds(8))).join();
+		assertThat(limiter.inspect("k").getPause()).isEqualTo(Duration.ofSeconds(8));
+		limiter.pause("k", Duration.ofSeconds(20));
+		assertThat(limiter.inspect("k").getPause()).isEqualTo(Duration.ofSeconds(20));
+		// spread over a tenth of the longer pause
+		assertThat(limiter.tryAcquire("k", 1).getRetryAfter()).isBetween(Duration.ofSeconds(20), Duration.ofSeconds(22));
+		clock.set(Duration.ofMillis(21_999));
+		assertThat(limiter.inspect("k").getPause()).isEqualTo(Duration.ofMillis(1));
+		clock.set(Duration.ofSeconds(22));
+		assertThat(limiter.inspect("k").isPaused()).isFalse();
+		assertThat(limiter.tryAcquire("k", 3).isPermitted()).isTrue();
+	}
+
+	@Test
+	void pauseHoldsForItsKeyAloneAndResetClearsIt() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(2, Duration.ofHours(1))
+			.pauseOnThrottle(PAUSING));
+		assertThat(limiter.pauseAsync("k", Throttle.retryAfter(Duration.ofHours(1))).join()).isEqualTo(Duration.ofHours(1));
+		RateLimitDecision paused = limiter.tryAcquire("k", 1);
+		assertThat(paused.isPaused()).isTrue();
+		assertThat(paused.getPause()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+		assertThat(paused.getRetryAfter()).isBetween(Duration.ofMinutes(59), Duration.ofMinutes(66));
+		for (String other : List.of("", "k2", "{k}")) {
+			assertThat(limiter.inspect(other).isPaused()).as(other).isFalse();
+			assertThat(limiter.tryAcquire(other, 1).isPermitted()).as(other).isTrue();
+		}
+		limiter.reset("k");
+		assertThat(limiter.inspect("k").isPaused()).isFalse();
+		assertThat(limiter.tryAcquire("k", 2).isPermitted()).isTrue();
+	}
+
+	@Test
+	void pauseLongerThanMaxPauseIsCutToIt() {
+		RateLimiter limiter = limiter(RateLimiterSettings.builder()
+			.window(2, Duration.ofHours(1))
+			.pauseOnThrottle(PAUSING));
+		assertThat(limiter.pauseAsync("k", Throttle.retryAfter(Duration.ofDays(1))).join()).isEqualTo(Duration.ofHours(2));
+		assertThat(limiter.inspect("k").getPause()).isBetween(Duration.ofMinutes(119), Duration.ofHours(2));
+	}
+
+	/**
+	 * Pausing follows the limiter's settings from its next decision: turned off, a pause still
+	 * stored is ignored (and, for a shared store, so is one another instance sets); turned on
+	 * again, it holds as before.
+	 */
+	@Test
+	void limiterThatNoLongerPausesIgnoresAStoredPauseFromItsNextDecision() {
+		String name = "contract-" + names.incrementAndGet() + "-" + System.nanoTime();
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder()
+			.store(storeType())
+			.window(3, Duration.ofHours(1))
+			.maxConcurrent(2, Duration.ofHours(1));
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.store(storeType(), storeFactory())
+			.limiter(name, settings.pauseOnThrottle(PAUSING).build())
+			.build();
+		RateLimiter limiter = registry.get(name);
+		limiter.pause("k", Duration.ofHours(1));
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPaused()).isTrue();
+
+		registry.updateSettings(name, settings.pauseOnThrottle(PauseOnThrottleSettings.DISABLED).build());
+		assertThat(limiter.inspect("k").isPaused()).isFalse();
+		try (Permit permit = limiter.acquire("k", 1, Duration.ZERO)) {
+			assertThat(permit.getDecisions().get(0).isPaused()).isFalse();
+		}
+
+		registry.updateSettings(name, settings.pauseOnThrottle(PAUSING).build());
+		RateLimitDecision pausedAgain = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(pausedAgain.isPaused()).isTrue();
+		assertThat(pausedAgain.getPause()).isBetween(Duration.ofMinutes(59), Duration.ofHours(1));
+		assertThat(limiter.inspect("k").getRemaining()).isZero();
+		registry.updateSettings(name, settings.pauseOnThrottle(PauseOnThrottleSettings.DISABLED).build());
+		// the call admitted while pausing was off, and its permit returned
+		assertThat(limiter.inspect("k").getRemaining()).isEqualTo(2);
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
 	}
 
 	@Test
