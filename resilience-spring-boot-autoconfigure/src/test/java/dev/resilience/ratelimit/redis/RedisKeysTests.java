@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -30,6 +31,18 @@ class RedisKeysTests {
 		assertThat(names(keys.keys("customer-1"))).containsExactly("app:partner-api:{" + tag + "}:s",
 				"app:partner-api:{" + tag + "}:w1", "app:partner-api:{" + tag + "}:w2", "app:partner-api:{" + tag + "}:l");
 		assertThat(tag).hasSize(32).matches("[0-9a-f]+");
+	}
+
+	@Test
+	void pauseKeyComesLastWhenADecisionTakesItAndSharesTheTag() {
+		RedisKeys keys = new RedisKeys("app:", "partner-api", EVERYTHING);
+		String tag = keys.tag("customer-1");
+		assertThat(names(keys.keys("customer-1", true))).containsExactly("app:partner-api:{" + tag + "}:s",
+				"app:partner-api:{" + tag + "}:w1", "app:partner-api:{" + tag + "}:w2", "app:partner-api:{" + tag + "}:l",
+				"app:partner-api:{" + tag + "}:p");
+		assertThat(names(keys.keys("customer-1", false))).isEqualTo(names(keys.keys("customer-1")));
+		assertThat(names(keys.pauseKey("customer-1"))).containsExactly("app:partner-api:{" + tag + "}:p");
+		assertThat(SlotHash.getSlot(keys.pauseKey("{customer-1}")[0])).isEqualTo(SlotHash.getSlot(keys.keys("{customer-1}")[0]));
 	}
 
 	@Test

@@ -7,9 +7,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
 import dev.resilience.ratelimit.WindowAlgorithm;
@@ -78,6 +80,40 @@ class ScriptArgumentsTests {
 		assertThat(strings(arguments.release(9, taken.at(), true))).containsExactly("5", "1", "1000000", "0", "0", "0",
 				"60000000", "0", "9", "1020", "1");
 		assertThat(strings(arguments.release(9, taken.at(), false))).endsWith("9", "1020", "0");
+	}
+
+	@Test
+	void decisionsOfALimiterThatPausesSayTheyTakeThePauseKey() {
+		RateLimiterSettings.Builder settings = RateLimiterSettings.builder().window(7, Duration.ofSeconds(1));
+		assertThat(new ScriptArguments("n", settings.build()).pauses()).isFalse();
+		ScriptArguments pausing = new ScriptArguments("n", settings
+			.pauseOnThrottle(new PauseOnThrottleSettings(true, Set.of(429), Duration.ofSeconds(1), Duration.ofMinutes(1), 0.1))
+			.build());
+		assertThat(pausing.pauses()).isTrue();
+		assertThat(strings(pausing.decide(true, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000", "1",
+				"7", "1000000", "1", "0", "0", "1", "1", "1000");
+	}
+
+	@Test
+	void pauseIsSentInWholeMicrosecondsRoundedUpAtMostACenturyWithItsDeadline() {
+		assertThat(decimals(ScriptArguments.pause(1, 0))).containsExactly("1", "0");
+		assertThat(decimals(ScriptArguments.pause(2_500_000_001L, 1_764_000_000_123_457L))).containsExactly("2500001",
+				"1764000000123457");
+		assertThat(decimals(ScriptArguments.pause(Long.MAX_VALUE, 0))).containsExactly("3153600000000000", "0");
+		assertThat(ScriptArguments.MAX_PAUSE_MICROS).isEqualTo(Duration.ofDays(36_500).toNanos() / 1000);
+	}
+
+	@Test
+	void replyOfAPausedKeyHoldsTheRestOfThePauseAndItsLength() {
+		ScriptArguments.Reply paused = ScriptArguments.Reply.parse(packed(2, 100, 7_000, 9_000));
+		assertThat(paused.status()).isEqualTo(ScriptArguments.Reply.PAUSED);
+		assertThat(paused.now()).isEqualTo(100);
+		assertThat(paused.retryAfterMicros()).isEqualTo(7_000);
+		assertThat(paused.pauseLengthMicros()).isEqualTo(9_000);
+		assertThat(paused.waitMicros()).isZero();
+		assertThat(paused.quotas()).isEmpty();
+		assertThat(ScriptArguments.Reply.parse(packed(1, 100, 7, 3, 1, 2, 11, 4, 5, 90, 4, 95, 8, 9)).pauseLengthMicros())
+			.isZero();
 	}
 
 	@Test
@@ -186,6 +222,11 @@ class ScriptArgumentsTests {
 			packed.putDouble(number);
 		}
 		return List.of(packed.array());
+	}
+
+	/** Arguments that are all decimal, as the scripts read them. */
+	private static List<String> decimals(byte[][] arguments) {
+		return Arrays.stream(arguments).map((argument) -> new String(argument, StandardCharsets.US_ASCII)).toList();
 	}
 
 	/** The arguments as the scripts read them: the packed numbers in decimal, a decimal one as it is. */
