@@ -47,7 +47,6 @@ final class RedisKeys {
 	/** The parts after the tag of the keys a decision takes with the pause: {@link #tails}, then the pause's. */
 	private final byte[][] pausedTails;
 
-
 	RedisKeys(String keyPrefix, String limiterName, RateLimiterSettings settings) {
 		checkPrefix(keyPrefix);
 		MessageDigest named = sha256();

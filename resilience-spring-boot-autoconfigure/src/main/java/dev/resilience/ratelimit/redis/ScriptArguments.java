@@ -16,15 +16,18 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.Script;
 
 /**
  * Encodes the arguments of the scripts ({@code decide.lua}, {@code decide_bucket.lua} or
- * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}, {@code pause.lua}) and decodes a decision's reply: the slots are named here once, by the enums
- * {@link Setting}, {@link DecideInput}, {@link GiveBackInput}, {@link ReplyField} and {@link PausedReplyField} ({@link #release(long, long, boolean)}
- * sends three numbers, {@link #pause(long, long)} two), in the order the scripts read them ({@code helpers.lua} and the top of each
+ * {@code decide_window.lua}, {@code give_back.lua}, {@code release.lua}, {@code pause.lua}) and
+ * decodes a decision's reply: the slots are named here once, by the enums {@link Setting},
+ * {@link DecideInput}, {@link GiveBackInput}, {@link ReplyField} and {@link PausedReplyField}
+ * ({@link #release(long, long, boolean)} sends three numbers, {@link #pause(long, long)} two), in
+ * the order the scripts read them ({@code helpers.lua} and the top of each
  * script name them on the Lua side). A script takes two arguments: the limiter's settings, the same
  * for every call, and the call's own inputs, each as little-endian doubles (Lua's
  * {@code struct.pack('<d')}), exact for integers below 2^53: Redis makes each argument a Lua string
  * that a script would parse again, so one string unpacked in one step costs the server less than
  * a number per argument (see {@code helpers.lua}). Only {@code release.lua}'s inputs, the lease's
- * member, its score and a flag, and {@code pause.lua}'s two numbers (a pause is rare) stay decimal, and so do the windows' periods in milliseconds that
+ * member, its score and a flag, and {@code pause.lua}'s two (a pause is rare) stay decimal, and so
+ * do the windows' periods in milliseconds that
  * {@code decide_window.lua} takes after the two: it passes them to {@code PEXPIRE} as they are.
  * <p>
  * Times and durations go in whole microseconds, rounded up: the scripts count in microseconds of
