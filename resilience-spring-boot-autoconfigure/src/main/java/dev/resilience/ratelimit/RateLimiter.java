@@ -185,12 +185,13 @@ public interface RateLimiter {
 
 	/**
 	 * Pauses one key as {@link #pause(String, Throttle)} does, without holding the calling thread
-	 * for a remote store's answer. A store that cannot be reached counts a store error; the future
-	 * still completes normally, as a pause is advice.
+	 * for a remote store's answer. A store that cannot be reached counts a store error, and listeners
+	 * are told of the pause only once it is stored.
 	 * @param key the bucket
 	 * @param throttle the signal
 	 * @return the pause applied, when stored; completed exceptionally with
-	 * {@link IllegalStateException} if the limiter's {@code pause-on-throttle} is not enabled
+	 * {@link IllegalStateException} if the limiter's {@code pause-on-throttle} is not enabled, or
+	 * with the store's failure when the pause could not be stored
 	 */
 	CompletableFuture<Duration> pauseAsync(String key, Throttle throttle);
 
