@@ -25,13 +25,13 @@ final class FakePartner implements AutoCloseable {
 
 	private final long windowMillis;
 
-	private final long start = System.currentTimeMillis();
+	/** When the first window began: the partner's windows are counted from it. */
+	private volatile long start = System.currentTimeMillis();
 
 	private final Map<String, int[]> windows = new ConcurrentHashMap<>();
 
-	private final AtomicInteger served = new AtomicInteger();
-
-	private final AtomicInteger throttled = new AtomicInteger();
+	/** Served and refused calls by window, since the windows last started. */
+	private final Map<Integer, AtomicInteger[]> byWindow = new ConcurrentHashMap<>();
 
 	FakePartner(int limit, long windowMillis) throws IOException {
 		this.limit = limit;
@@ -54,14 +54,14 @@ final class FakePartner implements AutoCloseable {
 			return next;
 		});
 		admitted = counted[1] <= this.limit;
+		this.byWindow.computeIfAbsent(window, (w) -> new AtomicInteger[] { new AtomicInteger(), new AtomicInteger() })[admitted
+				? 0 : 1].incrementAndGet();
 		byte[] body;
 		if (admitted) {
-			this.served.incrementAndGet();
 			body = ("served " + key).getBytes(StandardCharsets.UTF_8);
 			exchange.sendResponseHeaders(200, body.length);
 		}
 		else {
-			this.throttled.incrementAndGet();
 			long untilNext = (window + 1) * this.windowMillis - elapsed;
 			exchange.getResponseHeaders().add("Retry-After", Long.toString((untilNext + 999) / 1000));
 			body = "slow down".getBytes(StandardCharsets.UTF_8);
@@ -71,16 +71,35 @@ final class FakePartner implements AutoCloseable {
 		exchange.close();
 	}
 
+	/**
+	 * Starts the windows afresh now, forgetting every count: a run measured over whole windows
+	 * compares runs of the same windows.
+	 */
+	void startWindows() {
+		this.windows.clear();
+		this.byWindow.clear();
+		this.start = System.currentTimeMillis();
+	}
+
+	/**
+	 * Returns what the partner answered in its first windows since they started.
+	 * @param windows how many windows
+	 * @return the calls served, then the calls refused
+	 */
+	int[] answeredInFirst(int windows) {
+		int[] counts = new int[2];
+		for (int window = 0; window < windows; window++) {
+			AtomicInteger[] answered = this.byWindow.get(window);
+			if (answered != null) {
+				counts[0] += answered[0].get();
+				counts[1] += answered[1].get();
+			}
+		}
+		return counts;
+	}
+
 	String baseUrl() {
 		return "http://127.0.0.1:" + this.server.getAddress().getPort();
-	}
-
-	int served() {
-		return this.served.get();
-	}
-
-	int throttled() {
-		return this.throttled.get();
 	}
 
 	@Override

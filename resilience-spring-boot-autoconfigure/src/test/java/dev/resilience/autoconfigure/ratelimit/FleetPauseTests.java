@@ -41,6 +41,9 @@ class FleetPauseTests {
 
 	private static final int WORKERS = 4;
 
+	/** The partner's window: it serves 10 calls per key in each. */
+	private static final Duration WINDOW = Duration.ofSeconds(2);
+
 	private ApplicationContextRunner instance(FakePartner partner, String prefix, boolean pause) {
 		return new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
@@ -57,22 +60,29 @@ class FleetPauseTests {
 
 	/** Runs two instances for {@link #RUN} and returns the partner's counts: served, then 429s. */
 	private int[] runFleet(boolean pause) throws Exception {
-		try (FakePartner partner = new FakePartner(10, 2000)) {
+		try (FakePartner partner = new FakePartner(10, WINDOW.toMillis())) {
 			String prefix = "fleet-" + pause + "-" + System.nanoTime() + ":";
 			int[] counts = new int[2];
 			instance(partner, prefix, pause).run((first) -> instance(partner, prefix, pause).run((second) -> {
 				assertThat(first.getBean(RateLimiterRegistry.class).get("partner").checkStoreStatus().reachable()).isTrue();
 				assertThat(second.getBean(RateLimiterRegistry.class).get("partner").checkStoreStatus().reachable())
 					.isTrue();
-				work(first, second);
-				counts[0] = partner.served();
-				counts[1] = partner.throttled();
+				int[] atDeadline = work(partner, first, second);
+				counts[0] = atDeadline[0];
+				counts[1] = atDeadline[1];
 			}));
 			return counts;
 		}
 	}
 
-	private static void work(ConfigurableApplicationContext... instances) throws InterruptedException {
+	/**
+	 * Runs the workers of the instances for {@link #RUN}, three whole windows of the partner; returns
+	 * what the partner answered within that time (a worker waiting out a pause at the end is not
+	 * counted beyond it).
+	 */
+	private static int[] work(FakePartner partner, ConfigurableApplicationContext... instances)
+			throws InterruptedException {
+		partner.startWindows();
 		long deadline = System.nanoTime() + RUN.toNanos();
 		List<Thread> workers = new ArrayList<>();
 		for (ConfigurableApplicationContext instance : instances) {
@@ -96,6 +106,7 @@ class FleetPauseTests {
 			worker.join(RUN.plusSeconds(30).toMillis());
 			assertThat(worker.isAlive()).isFalse();
 		}
+		return partner.answeredInFirst((int) (RUN.toMillis() / WINDOW.toMillis()));
 	}
 
 	@Test
@@ -103,7 +114,7 @@ class FleetPauseTests {
 		int[] without = runFleet(false);
 		int[] with = runFleet(true);
 
-		int windows = (int) (RUN.toMillis() / 2000) + 1;
+		int windows = (int) (RUN.toMillis() / WINDOW.toMillis());
 		// Without the pause, the workers send what the guessed limit lets through: most of it refused.
 		assertThat(without[1]).as("429s without the pause").isGreaterThan(windows * 20);
 		// With it, a handful per window: those in flight when the first 429 came back.
@@ -115,7 +126,7 @@ class FleetPauseTests {
 
 	@Test
 	void aPauseSetByOneInstanceRejectsTheOthersNextCallWithTheRestOfThePause() throws Exception {
-		try (FakePartner partner = new FakePartner(10, 2000)) {
+		try (FakePartner partner = new FakePartner(10, WINDOW.toMillis())) {
 			String prefix = "fleet-one-" + System.nanoTime() + ":";
 			instance(partner, prefix, true).run((first) -> instance(partner, prefix, true).run((second) -> {
 				RateLimiter one = first.getBean(RateLimiterRegistry.class).get("partner");

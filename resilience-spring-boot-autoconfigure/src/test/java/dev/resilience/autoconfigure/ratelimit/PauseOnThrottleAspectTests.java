@@ -9,11 +9,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -64,9 +66,18 @@ class PauseOnThrottleAspectTests {
 				"resilience.rate-limiters.quiet.token-bucket.refill-tokens=1000",
 				"resilience.rate-limiters.quiet.token-bucket.refill-period=1h");
 
+	/** Made after BlockHound is installed: a shared scheduler's threads started before may die under it. */
+	private static Scheduler subscribing;
+
 	@BeforeAll
 	static void installBlockHound() {
 		BlockHound.install();
+		subscribing = Schedulers.newParallel("subscribing");
+	}
+
+	@AfterAll
+	static void disposeScheduler() {
+		subscribing.dispose();
 	}
 
 	private static HttpHeaders headers(String... namesAndValues) {
@@ -191,20 +202,20 @@ class PauseOnThrottleAspectTests {
 			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
 			partner.answer(() -> reactiveTooManyRequests("Retry-After", "9"));
 
-			StepVerifier.create(partner.mono("alice").subscribeOn(Schedulers.parallel()))
+			StepVerifier.create(partner.mono("alice").subscribeOn(subscribing))
 				.expectErrorSatisfies((failure) -> {
 					assertThat(failure).isInstanceOf(WebClientResponseException.class);
 					assertThat(limiter.inspect("alice").isPaused()).isTrue();
 				})
 				.verify(Duration.ofSeconds(5));
-			StepVerifier.create(partner.flux("bob").subscribeOn(Schedulers.parallel()))
+			StepVerifier.create(partner.flux("bob").subscribeOn(subscribing))
 				.expectNext("first bob")
 				.expectErrorSatisfies((failure) -> assertThat(limiter.inspect("bob").isPaused()).isTrue())
 				.verify(Duration.ofSeconds(5));
 
 			assertThat(pausedSeconds(limiter, "alice")).isEqualTo(9);
-			StepVerifier.create(partner.mono("alice")).expectError(RateLimitExceededException.class).verify();
-			StepVerifier.create(partner.flux("bob")).expectError(RateLimitExceededException.class).verify();
+			StepVerifier.create(partner.mono("alice")).expectError(RateLimitExceededException.class).verify(Duration.ofSeconds(5));
+			StepVerifier.create(partner.flux("bob")).expectError(RateLimitExceededException.class).verify(Duration.ofSeconds(5));
 			assertThat(partner.calls("alice")).isEqualTo(1);
 			assertThat(partner.calls("bob")).isEqualTo(1);
 		});
@@ -217,9 +228,9 @@ class PauseOnThrottleAspectTests {
 			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("held");
 			partner.answer(() -> reactiveTooManyRequests("Retry-After", "9"));
 
-			StepVerifier.create(partner.heldMono("a")).expectError(WebClientResponseException.class).verify();
+			StepVerifier.create(partner.heldMono("a")).expectError(WebClientResponseException.class).verify(Duration.ofSeconds(5));
 			StepVerifier.create(partner.heldFlux("b")).expectNext("first b")
-				.expectError(WebClientResponseException.class).verify();
+				.expectError(WebClientResponseException.class).verify(Duration.ofSeconds(5));
 			partner.answer(() -> tooManyRequests("Retry-After", "9"));
 			assertThat(catchThrowable(() -> partner.heldStage("c").join())).hasCauseInstanceOf(HttpClientErrorException.class);
 			catchThrowable(() -> partner.heldBlocking("d"));
@@ -321,7 +332,7 @@ class PauseOnThrottleAspectTests {
 
 		@RateLimited(name = "held", key = "#customer")
 		public Mono<String> heldMono(String customer) {
-			return Mono.fromCallable(() -> serve(customer)).subscribeOn(Schedulers.parallel());
+			return Mono.fromCallable(() -> serve(customer)).subscribeOn(subscribing);
 		}
 
 		@RateLimited(name = "held", key = "#customer")
