@@ -17,6 +17,8 @@ import dev.resilience.autoconfigure.ratelimit.RateLimitedMethods;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
+import dev.resilience.autoconfigure.web.client.HttpClientRateLimitAutoConfiguration;
+import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -28,7 +30,7 @@ import dev.resilience.retry.RetryRegistry;
  * change of {@code resilience.*} properties when an {@code EnvironmentChangeEvent} is published.
  */
 @AutoConfiguration(after = { RateLimiterAutoConfiguration.class, RetryAutoConfiguration.class,
-		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class })
+		PollAutoConfiguration.class, ConnectionPoolAutoConfiguration.class, HttpClientRateLimitAutoConfiguration.class })
 public final class ResilienceSettingsAutoConfiguration {
 
 	@Bean
@@ -37,9 +39,10 @@ public final class ResilienceSettingsAutoConfiguration {
 			ObjectProvider<RateLimiterRegistry> rateLimiters, ObjectProvider<RetryRegistry> retries,
 			ObjectProvider<PollSettingsRegistry> polls, ObjectProvider<ConnectionPool<?>> pools,
 			ObjectProvider<RateLimitedMethods> rateLimitedMethods, ObjectProvider<RetryableMethods> retryableMethods,
-			ObjectProvider<PolledMethods> polledMethods, ObjectProvider<WithConnectionMethods> withConnectionMethods) {
+			ObjectProvider<PolledMethods> polledMethods, ObjectProvider<WithConnectionMethods> withConnectionMethods,
+			ObjectProvider<HttpClientRoutes> httpClientRoutes) {
 		return new ResilienceSettingsUpdater(environment, rateLimiters, retries, polls, pools, rateLimitedMethods,
-				retryableMethods, polledMethods, withConnectionMethods);
+				retryableMethods, polledMethods, withConnectionMethods, httpClientRoutes);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -39,6 +39,7 @@ import dev.resilience.autoconfigure.retry.RetryProperties;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
 import dev.resilience.autoconfigure.support.PropertyErrors;
+import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -73,18 +74,23 @@ public class ResilienceSettingsUpdater {
 	 * @param retryableMethods the methods whose retries are made from the policies
 	 * @param polledMethods the methods whose polls are made from the poll settings
 	 * @param withConnectionMethods the methods whose deadlines are read from the pools
+	 * @param httpClientRoutes the limiters of the HTTP clients' hosts, when some limiter had
+	 * {@code http-client} properties at startup
 	 */
 	public ResilienceSettingsUpdater(ConfigurableEnvironment environment, ObjectProvider<RateLimiterRegistry> rateLimiters,
 			ObjectProvider<RetryRegistry> retries, ObjectProvider<PollSettingsRegistry> polls,
 			ObjectProvider<ConnectionPool<?>> pools, ObjectProvider<RateLimitedMethods> rateLimitedMethods,
 			ObjectProvider<RetryableMethods> retryableMethods, ObjectProvider<PolledMethods> polledMethods,
-			ObjectProvider<WithConnectionMethods> withConnectionMethods) {
+			ObjectProvider<WithConnectionMethods> withConnectionMethods,
+			ObjectProvider<HttpClientRoutes> httpClientRoutes) {
 		this.environment = environment;
 		RateLimiterRegistry limiters = rateLimiters.getIfAvailable();
 		if (limiters != null) {
+			HttpClientRoutes routes = httpClientRoutes.getIfAvailable();
 			this.targets.put(Kind.RATE_LIMITER, new Target<>(RateLimiterProperties.class, limiters::getNames,
 					(name) -> limiters.get(name).getSettings(), RateLimiterProperties::toSettings,
-					limiters::updateSettings, rateLimitedMethods.getIfAvailable()));
+					limiters::updateSettings, rateLimitedMethods.getIfAvailable(), null,
+					(properties, name) -> httpClient(routes, properties, name)));
 		}
 		RetryRegistry retryRegistry = retries.getIfAvailable();
 		if (retryRegistry != null) {
@@ -124,6 +130,26 @@ public class ResilienceSettingsUpdater {
 					}, (name, settings) -> poolsByName.get(name).updateSettings(settings),
 					withConnectionMethods.getIfAvailable()));
 		}
+	}
+
+	/**
+	 * Checks a limiter's {@code http-client} properties and gives what applies them. Without routes,
+	 * no client was decorated at startup: hosts set now would silently go unlimited.
+	 */
+	private static Runnable httpClient(@Nullable HttpClientRoutes routes, RateLimiterProperties properties,
+			String name) {
+		RateLimiterProperties.HttpClient httpClient = properties.getHttpClient();
+		if (routes != null) {
+			return routes.prepare(name, httpClient);
+		}
+		if (!httpClient.getHosts().isEmpty() || httpClient.getKey() != null) {
+			throw new IllegalArgumentException(PropertyErrors.property(
+					Kind.RATE_LIMITER.prefix(name) + ".http-client." + (httpClient.getHosts().isEmpty() ? "key" : "hosts"),
+					"cannot be set at run time, as no rate limiter had http-client hosts when the application "
+							+ "started, so no HTTP client was given the limits; restart to set it"));
+		}
+		return () -> {
+		};
 	}
 
 	/**
@@ -217,6 +243,8 @@ public class ResilienceSettingsUpdater {
 		ConfigurationPropertyName prefix = kind.prefix(name);
 		P properties = bind(target.type(), kind, name, overrides, requested);
 		S settings = target.mapping().toSettings(properties, name);
+		// checked before anything changes, applied once everything else is
+		Runnable companion = target.companion().prepare(properties, name);
 		Runnable restore = target.snapshot(name);
 		try {
 			target.update().accept(name, settings);
@@ -229,16 +257,17 @@ public class ResilienceSettingsUpdater {
 			throw new IllegalStateException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
 		AnnotatedMethods<?> methods = target.methods();
-		if (methods == null) {
-			return;
+		if (methods != null) {
+			try {
+				methods.rebind();
+			}
+			catch (RuntimeException ex) {
+				restore.run();
+				throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())),
+						ex);
+			}
 		}
-		try {
-			methods.rebind();
-		}
-		catch (RuntimeException ex) {
-			restore.run();
-			throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
-		}
+		companion.run();
 	}
 
 	/**
@@ -375,6 +404,17 @@ public class ResilienceSettingsUpdater {
 
 	}
 
+	/**
+	 * Checks what else than settings a thing's properties make (a limiter's {@code http-client}
+	 * routes), changing nothing, and gives what applies it, which cannot fail.
+	 */
+	@FunctionalInterface
+	private interface Companion<P> {
+
+		Runnable prepare(P properties, String name);
+
+	}
+
 	/** Applies settings to the thing of a name. */
 	@FunctionalInterface
 	private interface Update<S> {
@@ -394,13 +434,20 @@ public class ResilienceSettingsUpdater {
 	 * @param methods the annotated methods that read the settings, or {@code null}
 	 * @param restorer makes what puts back the settings of a name as they are now, or {@code null}
 	 * to put back the {@code current} settings
+	 * @param companion checks and applies what else the properties make
 	 */
 	private record Target<P, S>(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping, Update<S> update,
-			@Nullable AnnotatedMethods<?> methods, @Nullable Function<String, Runnable> restorer) {
+			@Nullable AnnotatedMethods<?> methods, @Nullable Function<String, Runnable> restorer, Companion<P> companion) {
 
 		Target(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping,
 				Update<S> update, @Nullable AnnotatedMethods<?> methods) {
 			this(type, names, current, mapping, update, methods, null);
+		}
+
+		Target(Class<P> type, Supplier<Set<String>> names, Function<String, S> current, Mapping<P, S> mapping,
+				Update<S> update, @Nullable AnnotatedMethods<?> methods, @Nullable Function<String, Runnable> restorer) {
+			this(type, names, current, mapping, update, methods, restorer, (properties, name) -> () -> {
+			});
 		}
 
 		/** What puts back the settings of a name as they are now, when a change is refused after it was made. */
