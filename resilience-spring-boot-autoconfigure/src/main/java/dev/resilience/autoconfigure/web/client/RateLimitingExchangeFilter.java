@@ -15,6 +15,7 @@ import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
 
+import dev.resilience.autoconfigure.ratelimit.AdmittedLimiters;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
@@ -29,7 +30,9 @@ import dev.resilience.ratelimit.Throttle;
  * returned once, and the response is read for the partner's throttle signals, which pause the
  * request's key when the limiter has {@code pause-on-throttle}. Requests to other hosts pass
  * untouched. A rejected request is not sent: the response fails with
- * {@link RateLimitExceededException}.
+ * {@link RateLimitExceededException}. A request made inside a call the same limiter already
+ * admitted ({@link AdmittedLimiters}: a {@code @RateLimited} method using the client, marked on its
+ * thread or in its subscription's Reactor context) is not decided again; its response is still read.
  */
 public final class RateLimitingExchangeFilter implements ExchangeFilterFunction {
 
@@ -53,13 +56,17 @@ public final class RateLimitingExchangeFilter implements ExchangeFilterFunction 
 
 	@Override
 	public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
-		return Mono.defer(() -> {
+		return Mono.deferContextual((context) -> {
 			HttpClientRoute route = this.routes.route(request.url());
 			if (route == null) {
 				return next.exchange(request);
 			}
 			RateLimiter limiter = route.limiter();
 			String key = route.key(new RequestView(request));
+			if (AdmittedLimiters.isAdmitted(limiter.getName(), context)) {
+				// made inside a call the limiter already admitted (an annotated method): decided once
+				return next.exchange(request).flatMap((response) -> read(route, key, response, response));
+			}
 			// Cancelling while the decision or its wait is pending cancels the future, which gives
 			// back what it took; a permit Reactor could no longer deliver is discarded, and closed.
 			Mono<Permit> taken = Mono

@@ -8,6 +8,7 @@ import org.springframework.http.client.ClientHttpRequestExecution;
 import org.springframework.http.client.ClientHttpRequestInterceptor;
 import org.springframework.http.client.ClientHttpResponse;
 
+import dev.resilience.autoconfigure.ratelimit.AdmittedLimiters;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
@@ -20,7 +21,9 @@ import dev.resilience.ratelimit.Throttle;
  * {@code max-wait} is slept here), the concurrency permit held until the response is closed, and
  * the response read for the partner's throttle signals, which pause the request's key when the
  * limiter has {@code pause-on-throttle}. Requests to other hosts pass untouched. A rejected request
- * is not sent: {@link RateLimitExceededException} is thrown instead.
+ * is not sent: {@link RateLimitExceededException} is thrown instead. A request made inside a call
+ * the same limiter already admitted ({@link AdmittedLimiters}: a {@code @RateLimited} method using
+ * the client) is not decided again; its response is still read.
  */
 public final class RateLimitingRequestInterceptor implements ClientHttpRequestInterceptor {
 
@@ -47,15 +50,9 @@ public final class RateLimitingRequestInterceptor implements ClientHttpRequestIn
 		}
 		RateLimiter limiter = route.limiter();
 		String key = route.key(request);
-		Permit permit = limiter.acquire(key, 1, limiter.getSettings().maxWait());
-		ClientHttpResponse response;
-		try {
-			response = new PermitReleasingResponse(execution.execute(request, body), permit);
-		}
-		catch (IOException | RuntimeException | Error ex) {
-			permit.close();
-			throw ex;
-		}
+		// Made inside a call the limiter already admitted (an annotated method): decided once.
+		ClientHttpResponse response = AdmittedLimiters.isAdmitted(limiter.getName())
+				? execution.execute(request, body) : decided(limiter, key, request, body, execution);
 		try {
 			Throttle throttle = route.throttle(response.getStatusCode().value(), response.getHeaders()::getFirst,
 					this.clock);
@@ -68,6 +65,19 @@ public final class RateLimitingRequestInterceptor implements ClientHttpRequestIn
 			throw ex;
 		}
 		return response;
+	}
+
+	/** Sends the request once the limiter admits it; its response returns the permit when closed. */
+	private static ClientHttpResponse decided(RateLimiter limiter, String key, HttpRequest request, byte[] body,
+			ClientHttpRequestExecution execution) throws IOException {
+		Permit permit = limiter.acquire(key, 1, limiter.getSettings().maxWait());
+		try {
+			return new PermitReleasingResponse(execution.execute(request, body), permit);
+		}
+		catch (IOException | RuntimeException | Error ex) {
+			permit.close();
+			throw ex;
+		}
 	}
 
 	private static void pause(RateLimiter limiter, String key, Throttle throttle) {
