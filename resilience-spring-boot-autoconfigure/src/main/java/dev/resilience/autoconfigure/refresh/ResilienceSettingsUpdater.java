@@ -52,7 +52,8 @@ import dev.resilience.retry.RetryRegistry;
  * properties: those of the environment now, with the values set through the endpoint laid over
  * them (they stay until a restart). The properties are bound and mapped to settings exactly as at
  * startup, so a wrong value is refused with the message startup would give and the old settings
- * stay; the annotated methods that use the settings are read again, all or nothing.
+ * stay; the annotated methods that use the settings are read again, and a rate limiter's
+ * {@code http-client} routes are changed with its settings, all or nothing.
  */
 public class ResilienceSettingsUpdater {
 

@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.web.client;
 
 import java.time.Clock;
+import java.util.Objects;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -37,7 +38,8 @@ public record HttpClientRoute(RateLimiter limiter, @Nullable Expression key, Str
 	public String key(HttpRequest request) {
 		Expression expression = this.key;
 		if (expression == null) {
-			return HttpClientRoutes.normalize(String.valueOf(request.getURI().getHost()));
+			// the route was found by this host, so there is one
+			return HttpClientRoutes.normalize(Objects.requireNonNull(request.getURI().getHost()));
 		}
 		// Read-only: a key is chosen from the request, nothing is called beyond its methods.
 		SimpleEvaluationContext context = SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();

@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.web.client;
 
+import java.net.URI;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -137,9 +138,14 @@ class HttpClientRateLimitAutoConfigurationTests {
 	}
 
 	@Test
-	void runWithIpAddressesShouldStart() {
-		this.contextRunner.withPropertyValues(A + "http-client.hosts=127.0.0.1,[::1],fe80::1")
-			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(HttpClientRoutes.class));
+	void runWithIpAddressesShouldRouteTheirRequests() {
+		this.contextRunner.withPropertyValues(A + "http-client.hosts=127.0.0.1,[::1],FE80::1").run((context) -> {
+			HttpClientRoutes routes = context.getBean(HttpClientRoutes.class);
+			assertThat(routes.route(URI.create("http://127.0.0.1:8080/orders"))).isNotNull();
+			assertThat(routes.route(URI.create("http://[::1]:8080/orders"))).isNotNull();
+			assertThat(routes.route(URI.create("https://[fe80::1]/orders"))).isNotNull();
+			assertThat(routes.route(URI.create("http://127.0.0.2/orders"))).isNull();
+		});
 	}
 
 	@Test
