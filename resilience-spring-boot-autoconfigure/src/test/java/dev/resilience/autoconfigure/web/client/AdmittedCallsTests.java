@@ -5,8 +5,10 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -39,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * A request made through a limited client inside a {@code @RateLimited} call that the same
  * limiter already admitted is not decided a second time (the call's key here is the request's, so
  * a second decision would take a second token of it), and its answer is still read for the
- * partner's signals; inside a call of another limiter, it is decided as any request.
+ * partner's signals; inside a call of another limiter, it is decided as any request. BlockHound
+ * is installed: the {@code Mono} method's request, on Reactor Netty's threads, must not block.
  */
 class AdmittedCallsTests {
 
@@ -57,6 +60,13 @@ class AdmittedCallsTests {
 		.withPropertyValues(PARTNER + "windows[0].limit=2", PARTNER + "windows[0].period=1m",
 				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
 				PARTNER + "pause-on-throttle.resume-jitter=0", "resilience.rate-limiters.quiet.max-concurrent=5");
+
+	@BeforeAll
+	static void installBlockHound() {
+		// Reactor looks for context propagation once, loading a class: done before BlockHound watches.
+		Mono.just(0).block();
+		BlockHound.install();
+	}
 
 	@BeforeEach
 	void startPartner() throws IOException {
@@ -83,8 +93,8 @@ class AdmittedCallsTests {
 	void aMonoCallsRequestIsDecidedOnce() {
 		this.contextRunner.withPropertyValues("partner.url=" + this.partner.url("localhost")).run((context) -> {
 			PartnerApi api = context.getBean(PartnerApi.class);
-			StepVerifier.create(api.reactive()).expectNext("ok").verifyComplete();
-			StepVerifier.create(api.reactive()).expectNext("ok").verifyComplete();
+			StepVerifier.create(api.reactive()).expectNext("ok").expectComplete().verify(Duration.ofSeconds(10));
+			StepVerifier.create(api.reactive()).expectNext("ok").expectComplete().verify(Duration.ofSeconds(10));
 			StepVerifier.create(api.reactive()).expectError(RateLimitExceededException.class).verify(Duration.ofSeconds(10));
 			assertThat(this.partner.received("localhost")).isEqualTo(2);
 		});
@@ -101,7 +111,7 @@ class AdmittedCallsTests {
 					.satisfies((ex) -> assertThat(ex.getRetryAfter()).isEqualTo(Duration.ofSeconds(2)));
 				this.partner.answerNext(200, Map.of("RateLimit", "\"p\";r=0;t=3"));
 				context.getBean(RateLimiterRegistry.class).get("partner").reset("localhost");
-				StepVerifier.create(api.reactive()).expectNext("ok").verifyComplete();
+				StepVerifier.create(api.reactive()).expectNext("ok").expectComplete().verify(Duration.ofSeconds(10));
 				StepVerifier.create(api.reactive())
 					.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOfSatisfying(RateLimitExceededException.class,
 							(rejection) -> assertThat(rejection.getRetryAfter()).isEqualTo(Duration.ofSeconds(3))))

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import reactor.blockhound.BlockHound;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
@@ -38,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Requests of Boot's auto-configured {@code WebClient.Builder} to a real partner on a loopback
- * port, subscribed on Reactor's parallel threads with BlockHound installed (so a decision, a wait
+ * port, subscribed on Reactor parallel threads with BlockHound installed (so a decision, a wait
  * or a pause that blocked a thread would fail the request): those to a listed host
  * ({@code localhost}) are decided per subscription, those to another host of the same server
  * ({@code 127.0.0.1}) are not; the concurrency permit is held until the response ends, whichever
@@ -62,12 +64,24 @@ class WebClientRateLimitTests {
 				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
 				PARTNER + "pause-on-throttle.max-pause=10s", PARTNER + "pause-on-throttle.resume-jitter=0");
 
+	/** Where the requests are subscribed: threads that must not block. */
+	private static Scheduler subscribing;
+
 	@BeforeAll
 	static void installBlockHound() {
-		// Reactor looks for context propagation once, loading a class on the first thread that
-		// subscribes: on a parallel thread BlockHound would report that reading of the jar.
-		Mono.just(0).subscribeOn(Schedulers.parallel()).block();
+		// Reactor looks for context propagation once, loading a class: done here, before
+		// BlockHound watches, so that it is not reported on the first thread to subscribe.
+		Mono.just(0).block();
 		BlockHound.install();
+		// Started after BlockHound is installed: a scheduler thread already waiting for work while
+		// BlockHound instruments the JDK can die of it (when an earlier test class in this JVM
+		// started Reactor's shared parallel threads before installing it).
+		subscribing = Schedulers.newParallel("web-client-tests");
+	}
+
+	@AfterAll
+	static void disposeScheduler() {
+		subscribing.dispose();
 	}
 
 	@BeforeEach
@@ -85,13 +99,13 @@ class WebClientRateLimitTests {
 		this.contextRunner.run((context) -> {
 			WebClient limited = webClient(context, "localhost");
 			WebClient other = webClient(context, "127.0.0.1");
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 			for (int i = 0; i < 3; i++) {
 				StepVerifier.create(get(limited)).expectError(RateLimitExceededException.class).verify(TIMEOUT);
 			}
 			for (int i = 0; i < 5; i++) {
-				StepVerifier.create(get(other)).expectNext("ok").verifyComplete();
+				StepVerifier.create(get(other)).expectNext("ok").expectComplete().verify(TIMEOUT);
 			}
 			assertThat(this.partner.received("localhost")).isEqualTo(2);
 			assertThat(this.partner.received("127.0.0.1")).isEqualTo(5);
@@ -105,8 +119,8 @@ class WebClientRateLimitTests {
 			get(webClient(context, "localhost"));
 			assertThat(context.getBean(RateLimiterRegistry.class).get("partner").inspect("localhost").getRemaining())
 				.isEqualTo(2);
-			StepVerifier.create(call).expectNext("ok").verifyComplete();
-			StepVerifier.create(call).expectNext("ok").verifyComplete();
+			StepVerifier.create(call).expectNext("ok").expectComplete().verify(TIMEOUT);
+			StepVerifier.create(call).expectNext("ok").expectComplete().verify(TIMEOUT);
 			StepVerifier.create(call).expectError(RateLimitExceededException.class).verify(TIMEOUT);
 			assertThat(this.partner.received("localhost")).isEqualTo(2);
 		});
@@ -128,7 +142,7 @@ class WebClientRateLimitTests {
 				.verify(TIMEOUT);
 			assertThat(this.partner.received("localhost")).isEqualTo(1);
 			context.getBean(TestTicker.class).advance(Duration.ofSeconds(7));
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 		});
 	}
 
@@ -137,7 +151,7 @@ class WebClientRateLimitTests {
 		this.contextRunner.withPropertyValues(PARTNER + "windows[0].limit=100").run((context) -> {
 			WebClient limited = webClient(context, "localhost");
 			this.partner.answerNext(200, Map.of("RateLimit", "\"p\";r=0;t=2"));
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 			StepVerifier.create(get(limited))
 				.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOfSatisfying(RateLimitExceededException.class,
 						(rejection) -> assertThat(rejection.getRetryAfter()).isEqualTo(Duration.ofSeconds(2))))
@@ -145,8 +159,8 @@ class WebClientRateLimitTests {
 			// malformed: ignored
 			context.getBean(TestTicker.class).advance(Duration.ofSeconds(2));
 			this.partner.answerNext(200, Map.of("RateLimit", "\"p\";r=0;t=later"));
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 		});
 	}
 
@@ -155,7 +169,7 @@ class WebClientRateLimitTests {
 		this.contextRunner.withPropertyValues(PARTNER + "windows[0].limit=100").run((context) -> {
 			WebClient limited = webClient(context, "localhost");
 			this.partner.answerNext(200, Map.of("RateLimit", "\"p\";r=0;t=3600"));
-			StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 			StepVerifier.create(get(limited))
 				.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOfSatisfying(RateLimitExceededException.class,
 						(rejection) -> assertThat(rejection.getRetryAfter()).isEqualTo(Duration.ofSeconds(10))))
@@ -172,7 +186,7 @@ class WebClientRateLimitTests {
 				gone.close();
 				WebClient unreachable = context.getBean(WebClient.Builder.class).baseUrl(goneUrl).build();
 				StepVerifier.create(get(unreachable)).expectError(WebClientRequestException.class).verify(TIMEOUT);
-				StepVerifier.create(get(webClient(context, "localhost"))).expectNext("ok").verifyComplete();
+				StepVerifier.create(get(webClient(context, "localhost"))).expectNext("ok").expectComplete().verify(TIMEOUT);
 			});
 	}
 
@@ -192,8 +206,8 @@ class WebClientRateLimitTests {
 				// Had the cancellation returned the permit twice, this one would be admitted too.
 				StepVerifier.create(get(limited)).expectError(RateLimitExceededException.class).verify(TIMEOUT);
 				this.partner.release();
-				StepVerifier.create(second).expectNext("ok").verifyComplete();
-				StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+				StepVerifier.create(second).expectNext("ok").expectComplete().verify(TIMEOUT);
+				StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 				assertThat(this.partner.received("localhost")).isEqualTo(3);
 			});
 	}
@@ -206,9 +220,9 @@ class WebClientRateLimitTests {
 				Mono<Integer> status = limited.get()
 					.uri("/orders")
 					.exchangeToMono((response) -> Mono.just(response.statusCode().value()))
-					.subscribeOn(Schedulers.parallel());
-				StepVerifier.create(status).expectNext(200).verifyComplete();
-				StepVerifier.create(get(limited)).expectNext("ok").verifyComplete();
+					.subscribeOn(subscribing);
+				StepVerifier.create(status).expectNext(200).expectComplete().verify(TIMEOUT);
+				StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
 			});
 	}
 
@@ -226,8 +240,8 @@ class WebClientRateLimitTests {
 				second.subscribe();
 				assertThat(this.partner.received("localhost")).isEqualTo(1);
 				this.partner.release();
-				StepVerifier.create(first).expectNext("ok").verifyComplete();
-				StepVerifier.create(second).expectNext("ok").verifyComplete();
+				StepVerifier.create(first).expectNext("ok").expectComplete().verify(TIMEOUT);
+				StepVerifier.create(second).expectNext("ok").expectComplete().verify(TIMEOUT);
 				assertThat(this.partner.received("localhost")).isEqualTo(2);
 			});
 	}
@@ -238,8 +252,8 @@ class WebClientRateLimitTests {
 			.withPropertyValues(PARTNER + "windows[0].limit=1", PARTNER + "http-client.key=#request.headers.getFirst('X-Tenant')")
 			.run((context) -> {
 				WebClient limited = webClient(context, "localhost");
-				StepVerifier.create(tenant(limited, "a")).expectNext("ok").verifyComplete();
-				StepVerifier.create(tenant(limited, "b")).expectNext("ok").verifyComplete();
+				StepVerifier.create(tenant(limited, "a")).expectNext("ok").expectComplete().verify(TIMEOUT);
+				StepVerifier.create(tenant(limited, "b")).expectNext("ok").expectComplete().verify(TIMEOUT);
 				StepVerifier.create(tenant(limited, "a"))
 					.expectErrorSatisfies((ex) -> assertThat(ex).isInstanceOfSatisfying(RateLimitExceededException.class,
 							(rejection) -> assertThat(rejection.getKey()).isEqualTo("a")))
@@ -253,7 +267,7 @@ class WebClientRateLimitTests {
 
 	/** A request subscribed on a thread that must not block. */
 	private static Mono<String> get(WebClient client) {
-		return client.get().uri("/orders").retrieve().bodyToMono(String.class).subscribeOn(Schedulers.parallel());
+		return client.get().uri("/orders").retrieve().bodyToMono(String.class).subscribeOn(subscribing);
 	}
 
 	private static Mono<String> tenant(WebClient client, String tenant) {
@@ -262,7 +276,7 @@ class WebClientRateLimitTests {
 			.header("X-Tenant", tenant)
 			.retrieve()
 			.bodyToMono(String.class)
-			.subscribeOn(Schedulers.parallel());
+			.subscribeOn(subscribing);
 	}
 
 }
