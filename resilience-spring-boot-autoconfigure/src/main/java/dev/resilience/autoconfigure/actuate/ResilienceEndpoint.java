@@ -7,6 +7,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +18,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
-import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -55,7 +55,8 @@ public class ResilienceEndpoint {
 
 	private final List<ConnectionPool<?>> pools;
 
-	private final @Nullable RateLimitingProperties rateLimitingProperties;
+	/** A limiter's {@code http-client} settings in force, {@code null} for a limiter without properties. */
+	private final Function<String, RateLimiterProperties.@Nullable HttpClient> httpClients;
 
 	private final Clock clock;
 
@@ -64,7 +65,7 @@ public class ResilienceEndpoint {
 	 * @param rateLimiters the rate limiters to show
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters) {
-		this(rateLimiters, null, null, List.of(), null, Clock.systemUTC());
+		this(rateLimiters, null, null, List.of(), (name) -> null, Clock.systemUTC());
 	}
 
 	/**
@@ -73,18 +74,19 @@ public class ResilienceEndpoint {
 	 * @param retries the retry policies to show, or {@code null} for none
 	 * @param polls the named poll settings to show, or {@code null} for none
 	 * @param pools the pools to show
-	 * @param rateLimitingProperties the rate limiters' properties, for what only they hold (the
-	 * hosts of {@code http-client}), or {@code null} when the limiters were not made from them
+	 * @param httpClients gives a limiter's {@code http-client} settings in force (they are not part
+	 * of its {@code RateLimiterSettings}, and change at run time with it), {@code null} for a limiter
+	 * made without properties
 	 * @param clock tells the wall-clock time at which a key's pause ends
 	 */
 	public ResilienceEndpoint(RateLimiterRegistry rateLimiters, @Nullable RetryRegistry retries,
 			@Nullable PollSettingsRegistry polls, List<ConnectionPool<?>> pools,
-			@Nullable RateLimitingProperties rateLimitingProperties, Clock clock) {
+			Function<String, RateLimiterProperties.@Nullable HttpClient> httpClients, Clock clock) {
 		this.rateLimiters = rateLimiters;
 		this.retries = retries;
 		this.polls = polls;
 		this.pools = List.copyOf(pools);
-		this.rateLimitingProperties = rateLimitingProperties;
+		this.httpClients = httpClients;
 		this.clock = clock;
 	}
 
@@ -153,14 +155,9 @@ public class ResilienceEndpoint {
 	 * registry of the application's own) puts no host under it.
 	 */
 	private HttpClientDescriptor httpClient(RateLimiter limiter) {
-		RateLimitingProperties properties = this.rateLimitingProperties;
-		RateLimiterProperties limiterProperties = (properties != null)
-				? properties.getRateLimiters().get(limiter.getName()) : null;
-		if (limiterProperties == null) {
-			return new HttpClientDescriptor(List.of(), null);
-		}
-		RateLimiterProperties.HttpClient httpClient = limiterProperties.getHttpClient();
-		return new HttpClientDescriptor(List.copyOf(httpClient.getHosts()), httpClient.getKey());
+		RateLimiterProperties.HttpClient httpClient = this.httpClients.apply(limiter.getName());
+		return (httpClient != null) ? new HttpClientDescriptor(List.copyOf(httpClient.getHosts()), httpClient.getKey())
+				: new HttpClientDescriptor(List.of(), null);
 	}
 
 	/**

@@ -1,6 +1,9 @@
 package dev.resilience.autoconfigure.actuate;
 
 import java.time.Clock;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -22,8 +25,10 @@ import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -45,10 +50,29 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnBean(RateLimiterRegistry.class)
 	ResilienceEndpoint resilienceEndpoint(RateLimiterRegistry rateLimiters, ObjectProvider<RetryRegistry> retries,
 			ObjectProvider<PollSettingsRegistry> polls, ObjectProvider<ConnectionPool<?>> pools,
-			ObjectProvider<RateLimitingProperties> rateLimitingProperties, ObjectProvider<Clock> clock) {
+			ObjectProvider<RateLimitingProperties> rateLimitingProperties, ObjectProvider<HttpClientRoutes> routes,
+			ObjectProvider<Clock> clock) {
 		return new ResilienceEndpoint(rateLimiters, retries.getIfAvailable(), polls.getIfAvailable(),
-				pools.orderedStream().toList(), rateLimitingProperties.getIfAvailable(),
+				pools.orderedStream().toList(), httpClients(rateLimitingProperties.getIfAvailable(), routes.getIfAvailable()),
 				clock.getIfUnique(Clock::systemUTC));
+	}
+
+	/**
+	 * A limiter's {@code http-client} settings in force: the routes' when Spring's HTTP clients are
+	 * under limiters (they change at run time), else as bound (no host is routed then).
+	 */
+	private static Function<String, RateLimiterProperties.@Nullable HttpClient> httpClients(
+			@Nullable RateLimitingProperties properties, @Nullable HttpClientRoutes routes) {
+		if (properties == null) {
+			return (name) -> null;
+		}
+		return (name) -> {
+			RateLimiterProperties limiter = properties.getRateLimiters().get(name);
+			if (limiter == null) {
+				return null;
+			}
+			return (routes != null) ? routes.settingsOf(name) : limiter.getHttpClient();
+		};
 	}
 
 	@Bean

@@ -72,6 +72,23 @@ public final class HttpClientRoutes {
 	}
 
 	/**
+	 * Returns a limiter's {@code http-client} settings in force now, as properties: what the
+	 * endpoint shows, after any change at run time.
+	 * @param name the limiter's name
+	 * @return its hosts (normalized) and key expression; none when no host is under it
+	 */
+	public RateLimiterProperties.HttpClient settingsOf(String name) {
+		RateLimiterProperties.HttpClient settings = new RateLimiterProperties.HttpClient();
+		LimiterRoute route = this.byLimiter.get(name);
+		if (route != null) {
+			settings.setHosts(List.copyOf(route.hosts()));
+			Expression key = route.route().key();
+			settings.setKey((key != null) ? key.getExpressionString() : null);
+		}
+		return settings;
+	}
+
+	/**
 	 * Checks one limiter's {@code http-client} properties as they would be after a change, against
 	 * the other limiters' routes now, and gives what applies them; nothing changes until it runs.
 	 * @param name the limiter's name

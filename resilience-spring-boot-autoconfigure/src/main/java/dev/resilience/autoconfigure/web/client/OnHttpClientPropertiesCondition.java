@@ -1,10 +1,7 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
@@ -12,6 +9,8 @@ import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 
 /**
  * Matches when some rate limiter sets {@code http-client.hosts} or {@code http-client.key}. Only
@@ -38,35 +37,10 @@ class OnHttpClientPropertiesCondition extends SpringBootCondition {
 	/** The part of a limiter's properties this condition reads. */
 	public static class Limiter {
 
-		private final HttpClient httpClient = new HttpClient();
+		private final RateLimiterProperties.HttpClient httpClient = new RateLimiterProperties.HttpClient();
 
-		public HttpClient getHttpClient() {
+		public RateLimiterProperties.HttpClient getHttpClient() {
 			return this.httpClient;
-		}
-
-	}
-
-	/** A limiter's {@code http-client}. */
-	public static class HttpClient {
-
-		private List<String> hosts = new ArrayList<>();
-
-		private @Nullable String key;
-
-		public List<String> getHosts() {
-			return this.hosts;
-		}
-
-		public void setHosts(List<String> hosts) {
-			this.hosts = hosts;
-		}
-
-		public @Nullable String getKey() {
-			return this.key;
-		}
-
-		public void setKey(@Nullable String key) {
-			this.key = key;
 		}
 
 	}

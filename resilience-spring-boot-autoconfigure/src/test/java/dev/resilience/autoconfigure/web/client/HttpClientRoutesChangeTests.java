@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.web.client;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterEach;
@@ -17,6 +18,8 @@ import org.springframework.web.client.RestClient;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpointAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
@@ -68,6 +71,24 @@ class HttpClientRoutesChangeTests {
 			context.getBean(ResilienceSettingsUpdater.class).update("partner", Map.of("http-client.hosts", ""));
 			assertThat(limited(context, "127.0.0.1", 3)).isZero();
 		});
+	}
+
+	@Test
+	void theEndpointShowsTheHostsAndKeyInForceAfterAChange() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(ResilienceEndpointAutoConfiguration.class))
+			.withPropertyValues(PARTNER + "http-client.hosts=localhost", "management.endpoints.web.exposure.include=resilience")
+			.run((context) -> {
+				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
+				assertThat(endpoint.resilience().rateLimiters().get("partner").httpClient())
+					.isEqualTo(new ResilienceEndpoint.HttpClientDescriptor(List.of("localhost"), null));
+				context.getBean(ResilienceSettingsUpdater.class)
+					.update("partner", Map.of("http-client.hosts", "127.0.0.1,Example.COM", "http-client.key",
+							"#request.URI.path"));
+				assertThat(endpoint.resilience().rateLimiters().get("partner").httpClient()).isEqualTo(
+						new ResilienceEndpoint.HttpClientDescriptor(List.of("127.0.0.1", "example.com"), "#request.URI.path"));
+				assertThat(endpoint.resilience().rateLimiters().get("other").httpClient())
+					.isEqualTo(new ResilienceEndpoint.HttpClientDescriptor(List.of("other.example.com"), null));
+			});
 	}
 
 	@Test
