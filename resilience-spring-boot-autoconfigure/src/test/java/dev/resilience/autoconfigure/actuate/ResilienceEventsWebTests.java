@@ -241,7 +241,7 @@ class ResilienceEventsWebTests {
 	@Test
 	void unknownKindIsRefusedNamingTheAllowedOnes() throws Exception {
 		assertThat(get("/actuator/resilience/events?kind=nope", 400).get("error").asString())
-			.isEqualTo("Unknown event kind 'nope'; allowed: rejected, waited, retried, retries_exhausted, "
+			.isEqualTo("Unknown event kind 'nope'; allowed: rejected, waited, pause, retried, retries_exhausted, "
 					+ "poll_exhausted, checkout_timeout, operation_timeout, store_failure");
 	}
 
