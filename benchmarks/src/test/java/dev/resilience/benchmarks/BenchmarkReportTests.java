@@ -161,6 +161,32 @@ class BenchmarkReportTests {
 			.contains("| 2 | ours | 40.00 | 2.00 | 4.00× |\n| 2 | exact log under a lock (earlier versions) | 10.00 | 1.00 | — |");
 	}
 
+	@Test
+	void toMarkdownDividesEachPauseSettingByDisabled() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0),
+				"\"dev.resilience.benchmarks.PauseCheckBenchmark.bucketOneThread\",\"thrpt\",1,3,20.0,0.5,\"ops/us\",disabled,",
+				"\"dev.resilience.benchmarks.PauseCheckBenchmark.bucketOneThread\",\"thrpt\",1,3,19.2,0.5,\"ops/us\",enabled,",
+				"\"dev.resilience.benchmarks.PauseCheckBenchmark.bucketOneThread\",\"thrpt\",1,3,12.0,0.5,\"ops/us\",other_key_paused,",
+				"\"dev.resilience.benchmarks.PauseCheckBenchmark.windowTwoThreads\",\"thrpt\",2,3,10.0,1.0,\"ops/us\",disabled,",
+				"\"dev.resilience.benchmarks.PauseCheckBenchmark.windowTwoThreads\",\"thrpt\",2,3,9.0,1.0,\"ops/us\",enabled,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		// 19.2 / 20 = 0.96 >= 0.95, 9 / 10 = 0.90 < 0.95
+		assertThat(line(markdown, "Pause on throttle enabled, no pause in force, token bucket, 1 thread"))
+			.contains("19.20 vs 20.00 ops/µs = 0.96×")
+			.endsWith("| **met** |");
+		assertThat(line(markdown, "Pause on throttle enabled, no pause in force, exact window, 2 threads"))
+			.endsWith("| **not met** |");
+		assertThat(line(markdown, "Pause on throttle enabled, no pause in force, token bucket, 2 threads"))
+			.endsWith("| not measured |");
+		assertThat(markdown).contains("## 10. Pause on throttle, no pause in force")
+			.contains("| Limiter | Threads | pause-on-throttle | ops/µs | ± error | ÷ disabled |")
+			.contains("| token bucket | 1 | disabled | 20.00 | 0.5000 | — |\n"
+					+ "| token bucket | 1 | enabled, no key paused | 19.20 | 0.5000 | 0.96× |\n"
+					+ "| token bucket | 1 | enabled, another key paused | 12.00 | 0.5000 | 0.60× |\n"
+					+ "| exact window | 2 | disabled | 10.00 | 1.00 | — |\n"
+					+ "| exact window | 2 | enabled, no key paused | 9.00 | 1.00 | 0.90× |\n");
+	}
+
 	private static String line(String markdown, String containing) {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}
