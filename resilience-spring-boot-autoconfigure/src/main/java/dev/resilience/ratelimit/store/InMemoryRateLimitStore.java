@@ -111,8 +111,10 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	/*
 	 * Pauses (SPEC §10) are rare and short-lived, so they live apart from the keys' states (which
 	 * a sweep may forget while paused, being full): a decision reads one volatile field while no
-	 * pause is in force, and looks its key up only while one is. Writes hold the map's monitor, so
-	 * that the decision that finds every pause over can clear them without losing a new one.
+	 * pause is held, looks its key up while one is, and reads the clock only for a key found paused
+	 * (a clock read costs about half a decision). A pause that ended goes when its key is next
+	 * decided, or when pausing needs room; all go once a decision finds the last one over. Writes
+	 * hold the map's monitor, so that clearing them never loses a new one.
 	 */
 
 	/** The pauses, by key; guarded by its own monitor for writes. */
@@ -272,15 +274,16 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 			return null;
 		}
 		RateLimiterSettings settings = this.settings;
-		if (!settings.pauseOnThrottle().enabled()) {
-			return null;
+		KeyPause pause = settings.pauseOnThrottle().enabled() ? this.pauses.get(key) : null;
+		if (pause == null) {
+			return null; // the clock is read only for a key that was paused: other keys pay a lookup
 		}
 		long now = this.clock.read();
-		KeyPause pause = this.pauses.get(key);
-		if (pause != null && pause.inForceAt(now)) {
+		if (pause.inForceAt(now)) {
 			return pause.decision(this.limiterName, key, settings, now,
 					spread ? ThreadLocalRandom.current().nextDouble() : 0);
 		}
+		this.pauses.remove(key, pause);
 		if (now >= this.pausesEnd) {
 			synchronized (this.pauses) {
 				if (now >= this.pausesEnd) {
@@ -288,9 +291,6 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 					this.pausesEnd = Long.MIN_VALUE;
 				}
 			}
-		}
-		else if (pause != null) {
-			this.pauses.remove(key, pause);
 		}
 		return null;
 	}
