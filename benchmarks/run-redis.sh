@@ -63,8 +63,7 @@ pause_cost() {
 
 if [[ "${1:-}" == "pause" ]]; then
 	pause_cost
-	pause_cost
-echo "Done in $(( $(date +%s) - start )) s"
+	echo "Done in $(( $(date +%s) - start )) s"
 	exit 0
 fi
 
