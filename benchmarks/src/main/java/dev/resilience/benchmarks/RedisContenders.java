@@ -65,22 +65,27 @@ final class RedisContenders {
 
 	/** Ours with a token bucket and {@code windows} exact windows of one and two seconds, as large. */
 	static IntPredicate ours(RedisClient client, String[] keys, int windows, long rate) {
+		RateLimiter limiter = ours(client, windowed(RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.tokenBucket(rate, rate, Duration.ofSeconds(1), RefillStrategy.GREEDY), windows, rate)
+			.build());
+		return (i) -> limiter.tryAcquire(keys[i], 1).isPermitted();
+	}
+
+	/** Our limiter {@link Contenders#NAME} of these settings, on the Redis store, its Redis keys prefixed {@code bench:}. */
+	static RateLimiter ours(RedisClient client, RateLimiterSettings settings) {
 		RedisScriptRunner runner = new RedisScriptRunner(() -> client.connect(ByteArrayCodec.INSTANCE).async());
 		// as an application's startup does: decisions never wait for a connection being opened
 		if (!runner.connect(Duration.ofSeconds(10))) {
 			throw new IllegalStateException("Redis did not answer");
 		}
-		RateLimiter limiter = StoreRateLimiterRegistry.builder()
+		return StoreRateLimiterRegistry.builder()
 			.store(RedisRateLimitStore.TYPE,
-					(name, settings, ticker) -> new RedisRateLimitStore(name, settings, runner, "bench:",
+					(name, limiterSettings, ticker) -> new RedisRateLimitStore(name, limiterSettings, runner, "bench:",
 							Duration.ofSeconds(5)))
-			.limiter(Contenders.NAME, windowed(RateLimiterSettings.builder()
-				.store(RedisRateLimitStore.TYPE)
-				.tokenBucket(rate, rate, Duration.ofSeconds(1), RefillStrategy.GREEDY), windows, rate)
-				.build())
+			.limiter(Contenders.NAME, settings)
 			.build()
 			.get(Contenders.NAME);
-		return (i) -> limiter.tryAcquire(keys[i], 1).isPermitted();
 	}
 
 	private static RateLimiterSettings.Builder windowed(RateLimiterSettings.Builder settings, int windows, long rate) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.IntPredicate;
 
 import io.lettuce.core.RedisClient;
@@ -41,14 +42,25 @@ public final class RedisInstructionCount {
 	public static void main(String[] args) throws Exception {
 		int decisions = Integer.parseInt(args[0]);
 		StringBuilder csv = new StringBuilder("impl,decisions,instructionsPerDecision\n");
+		String[] keys = RedisContenders.keys(100);
 		for (String impl : RedisContenders.ALL) {
-			csv.append(impl).append(',').append(decisions).append(',').append(count(impl, decisions)).append('\n');
+			csv.append(impl).append(',').append(decisions).append(',')
+				.append(count(impl, (client) -> RedisContenders.create(impl, client, keys), keys.length, decisions))
+				.append('\n');
 		}
 		Files.writeString(Path.of(args[1]), csv);
 		System.out.print(csv);
 	}
 
-	private static long count(String impl, int decisions) throws Exception {
+	/**
+	 * The instructions per decision of one limiter, on a server of its own under callgrind.
+	 * @param impl names the limiter in messages and the callgrind file
+	 * @param create makes the limiter on a client of the server: a test of key number {@code i}
+	 * @param keys how many keys the decisions ask for in turn
+	 * @param decisions the decisions to warm up, then as many counted
+	 */
+	static long count(String impl, Function<RedisClient, IntPredicate> create, int keys, int decisions)
+			throws Exception {
 		Path out = Files.createTempFile("callgrind-" + impl + "-", ".out");
 		int port = freePort();
 		Process server = new ProcessBuilder("valgrind", "--tool=callgrind", "--toggle-collect=processCommand",
@@ -61,14 +73,13 @@ public final class RedisInstructionCount {
 		try {
 			StatefulRedisConnection<String, String> admin = connect(adminClient, server);
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", port));
-			String[] keys = RedisContenders.keys(100);
-			IntPredicate limiter = RedisContenders.create(impl, client, keys);
+			IntPredicate limiter = create.apply(client);
 			for (int i = 0; i < decisions; i++) {
-				limiter.test(i % keys.length);
+				limiter.test(i % keys);
 			}
 			zero(server);
 			for (int i = 0; i < decisions; i++) {
-				limiter.test(i % keys.length);
+				limiter.test(i % keys);
 			}
 			// the contender's connections first, or they would try to reconnect to the stopped server
 			client.shutdown();
