@@ -58,11 +58,11 @@ pause_cost() {
 	rm -f "$results"/redis-pause.csv "$results"/redis-pause-instructions.csv
 	java -cp "$classpath" dev.resilience.benchmarks.RedisPauseCost decisions="$PAUSE_DECISIONS" rounds="$PAUSE_ROUNDS" \
 		instructions="$counted" instruction-rounds="$PAUSE_INSTRUCTION_ROUNDS" results="$results" out=docs/benchmarks.md \
-		settings="redis-server $(redis_version) on $(nproc) cores"
+		settings="redis-server $(redis_version) on $(nproc) cores; run as \`PAUSE_DECISIONS=$PAUSE_DECISIONS PAUSE_ROUNDS=$PAUSE_ROUNDS PAUSE_INSTRUCTION_DECISIONS=$PAUSE_INSTRUCTION_DECISIONS PAUSE_INSTRUCTION_ROUNDS=$PAUSE_INSTRUCTION_ROUNDS benchmarks/run-redis.sh${1:+ $1}\`"
 }
 
 if [[ "${1:-}" == "pause" ]]; then
-	pause_cost
+	pause_cost pause
 	echo "Done in $(( $(date +%s) - start )) s"
 	exit 0
 fi

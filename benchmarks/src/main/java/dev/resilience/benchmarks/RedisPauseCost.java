@@ -49,7 +49,13 @@ import dev.resilience.ratelimit.redis.RedisServer;
  * benchmarks/run-redis.sh pause
  * java -cp ... dev.resilience.benchmarks.RedisPauseCost decisions=20000 rounds=6 instructions=2000 \
  *     instruction-rounds=2 results=benchmarks/target/results out=docs/benchmarks.md settings="..."
+ * java -cp ... dev.resilience.benchmarks.RedisPauseCost shapes=BUCKET rounds=12 results=/tmp/bucket
  * </pre>
+ * <p>
+ * Options: {@code decisions} (20,000) measured per server, {@code rounds} (6), {@code shapes} (every
+ * {@link Shape}, comma-separated), {@code instructions} (0: not counted) decisions per count under
+ * valgrind, {@code instruction-rounds} (2), {@code results} (the CSVs' folder), {@code out} (the
+ * report whose section is written; none without it) and {@code settings} (said in the section).
  */
 public final class RedisPauseCost {
 
@@ -131,6 +137,10 @@ public final class RedisPauseCost {
 		int rounds = Integer.parseInt(options.getOrDefault("rounds", "6"));
 		int instructionDecisions = Integer.parseInt(options.getOrDefault("instructions", "0"));
 		int instructionRounds = Integer.parseInt(options.getOrDefault("instruction-rounds", "2"));
+		List<Shape> shapes = new ArrayList<>();
+		for (String shape : options.getOrDefault("shapes", "BUCKET,WINDOW,WINDOWS,COUNTER,CONCURRENT").split(",")) {
+			shapes.add(Shape.valueOf(shape.trim().toUpperCase(Locale.ROOT)));
+		}
 		Path results = Path.of(options.getOrDefault("results", "benchmarks/target/results"));
 		Files.createDirectories(results);
 		long started = System.nanoTime();
@@ -139,7 +149,7 @@ public final class RedisPauseCost {
 		StringBuilder times = new StringBuilder("shape,way,pause,round,decisions,scriptCalls,scriptMicros,segmentCalls,quietestSegmentMicros\n");
 		ClientResources resources = DefaultClientResources.create();
 		for (int round = 1; round <= rounds; round++) {
-			for (Shape shape : Shape.values()) {
+			for (Shape shape : shapes) {
 				for (Way way : Way.values()) {
 					// ABBA: which goes first changes every round
 					for (boolean pauses : (round % 2 == 1) ? new boolean[] { false, true } : new boolean[] { true, false }) {
@@ -159,7 +169,7 @@ public final class RedisPauseCost {
 			StringBuilder counted = new StringBuilder("shape,way,pause,round,decisions,instructionsPerDecision\n");
 			String[] keys = RedisContenders.keys(KEYS);
 			for (int round = 1; round <= instructionRounds; round++) {
-				for (Shape shape : Shape.values()) {
+				for (Shape shape : shapes) {
 					for (Way way : Way.values()) {
 						for (boolean pauses : (round % 2 == 1) ? new boolean[] { false, true }
 								: new boolean[] { true, false }) {
