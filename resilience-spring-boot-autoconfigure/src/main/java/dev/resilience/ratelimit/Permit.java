@@ -24,6 +24,8 @@ public final class Permit implements AutoCloseable {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	private volatile boolean dropped;
+
 	/**
 	 * Creates the permit of a call admitted by the given reservations. For registry
 	 * implementations: callers get their permits from a {@link RateLimiter}.
@@ -52,13 +54,24 @@ public final class Permit implements AutoCloseable {
 	}
 
 	/**
+	 * Records that the call ended with a drop: its partner's throttle signal (HTTP 429 or 503, say)
+	 * or a timeout. Limiters with {@code max-concurrent: adaptive} (SPEC §11) learn from it when
+	 * the permit is closed, and lower their limit; call it before closing. The
+	 * {@code @RateLimited} aspect and the HTTP client interceptors call it for you.
+	 */
+	public void recordDrop() {
+		this.dropped = true;
+	}
+
+	/**
 	 * Returns the concurrency permits; idempotent. Every permit is returned even when returning one
 	 * fails: the first failure is then thrown, with the others suppressed in it.
 	 */
 	@Override
 	public void close() {
 		if (this.closed.compareAndSet(false, true)) {
-			Failures.forEachThenThrowFirst(this.reservations, Reservation::release);
+			boolean dropped = this.dropped;
+			Failures.forEachThenThrowFirst(this.reservations, (reservation) -> reservation.release(dropped));
 		}
 	}
 
@@ -72,19 +85,20 @@ public final class Permit implements AutoCloseable {
 		if (!this.closed.compareAndSet(false, true)) {
 			return CompletableFuture.completedFuture(null);
 		}
+		boolean dropped = this.dropped;
 		if (this.reservations.size() == 1) {
-			return releaseAsync(this.reservations.get(0));
+			return releaseAsync(this.reservations.get(0), dropped);
 		}
 		CompletableFuture<?>[] released = new CompletableFuture<?>[this.reservations.size()];
 		for (int i = 0; i < released.length; i++) {
-			released[i] = releaseAsync(this.reservations.get(i));
+			released[i] = releaseAsync(this.reservations.get(i), dropped);
 		}
 		return CompletableFuture.allOf(released);
 	}
 
-	private static CompletableFuture<Void> releaseAsync(Reservation reservation) {
+	private static CompletableFuture<Void> releaseAsync(Reservation reservation, boolean dropped) {
 		try {
-			return reservation.releaseAsync();
+			return reservation.releaseAsync(dropped);
 		}
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);

@@ -129,8 +129,34 @@ public final class RateLimitDecision {
 	public static RateLimitDecision of(String limiterName, String key, boolean permitted, long waitNanos,
 			long retryAfterNanos, boolean concurrencyLimited, int inFlight, RateLimiterSettings settings, long at,
 			@Nullable BucketLevel bucket, long @Nullable [] windowQuotas) {
+		return of(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited, inFlight,
+				settings.maxConcurrent(), settings, at, bucket, windowQuotas);
+	}
+
+	/**
+	 * A store's decision as {@link #of(String, String, boolean, long, long, boolean, int,
+	 * RateLimiterSettings, long, BucketLevel, long[])} makes it, for a key whose limit on calls in
+	 * flight is not {@code max-concurrent}: one with {@code max-concurrent: adaptive}.
+	 * @param limiterName the limiter that decided
+	 * @param key the key the decision is for
+	 * @param permitted whether the call may proceed
+	 * @param waitNanos how long a permitted caller waits before proceeding (a reservation)
+	 * @param retryAfterNanos how long a rejected caller should wait before trying again
+	 * @param concurrencyLimited whether a rejected call lacked only a concurrency permit
+	 * @param inFlight the calls in flight for the key, counting this one when permitted
+	 * @param concurrencyLimit the key's limit on calls in flight, 0 for none
+	 * @param settings the limiter's settings
+	 * @param at the time the quotas are described at
+	 * @param bucket the key's bucket as of {@code at}, {@code null} without one
+	 * @param windowQuotas each window's remaining quota and nanoseconds until more at {@code at},
+	 * in pairs, never changed afterwards; {@code null} without windows
+	 * @return the decision
+	 */
+	public static RateLimitDecision of(String limiterName, String key, boolean permitted, long waitNanos,
+			long retryAfterNanos, boolean concurrencyLimited, int inFlight, int concurrencyLimit,
+			RateLimiterSettings settings, long at, @Nullable BucketLevel bucket, long @Nullable [] windowQuotas) {
 		return new RateLimitDecision(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
-				inFlight, settings.maxConcurrent(), 0, null, settings, at, bucket, windowQuotas);
+				inFlight, concurrencyLimit, 0, null, settings, at, bucket, windowQuotas);
 	}
 
 	/**

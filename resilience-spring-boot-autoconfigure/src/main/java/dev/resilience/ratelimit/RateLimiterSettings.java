@@ -15,7 +15,10 @@ import org.jspecify.annotations.Nullable;
  * @param tokenBucket the token bucket, or {@code null} for none
  * @param windows the sliding windows, possibly empty
  * @param windowAlgorithm how the sliding windows count
- * @param maxConcurrent the most calls in flight per key, 0 for unlimited
+ * @param maxConcurrent the most calls in flight per key, 0 for unlimited; with adaptive concurrency
+ * its {@code max-limit}
+ * @param adaptiveConcurrency how the limit on calls in flight adapts to the partner, {@code null}
+ * for a fixed {@code maxConcurrent}
  * @param leaseTimeout how long a concurrency permit lives when its holder never returns it
  * @param maxWait how long a caller may wait for a permit, zero to reject at once
  * @param maxKeys the most keys a store that keeps them in this JVM holds; beyond it the least
@@ -24,7 +27,8 @@ import org.jspecify.annotations.Nullable;
  * @param pauseOnThrottle how the limiter follows its partner's throttle signals
  */
 public record RateLimiterSettings(String store, @Nullable TokenBucketSettings tokenBucket, List<WindowSettings> windows,
-		WindowAlgorithm windowAlgorithm, int maxConcurrent, Duration leaseTimeout, Duration maxWait, long maxKeys,
+		WindowAlgorithm windowAlgorithm, int maxConcurrent,
+		@Nullable AdaptiveConcurrencySettings adaptiveConcurrency, Duration leaseTimeout, Duration maxWait, long maxKeys,
 		StoreFailurePolicy onStoreFailure, PauseOnThrottleSettings pauseOnThrottle) {
 
 	/** The store kept in this JVM's memory. */
@@ -40,13 +44,15 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 	 * @param windows see the record component
 	 * @param windowAlgorithm see the record component
 	 * @param maxConcurrent see the record component
+	 * @param adaptiveConcurrency see the record component
 	 * @param leaseTimeout see the record component
 	 * @param maxWait see the record component
 	 * @param maxKeys see the record component
 	 * @param onStoreFailure see the record component
 	 * @param pauseOnThrottle see the record component
 	 * @throws IllegalArgumentException if a value is out of range, two windows have the same
-	 * period, or there is no constraint
+	 * period, there is no constraint, or {@code maxConcurrent} is not the adaptive limit's
+	 * {@code max-limit}
 	 */
 	public RateLimiterSettings {
 		Objects.requireNonNull(store, "store");
@@ -58,6 +64,10 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		windows = List.copyOf(windows);
 		if (maxConcurrent < 0) {
 			throw new IllegalArgumentException("max-concurrent must be 0 (unlimited) or positive but was " + maxConcurrent);
+		}
+		if (adaptiveConcurrency != null && maxConcurrent != adaptiveConcurrency.maxLimit()) {
+			throw new IllegalArgumentException("with adaptive concurrency, max-concurrent must be its max-limit ("
+					+ adaptiveConcurrency.maxLimit() + ") but was " + maxConcurrent);
 		}
 		if (leaseTimeout.isNegative() || leaseTimeout.isZero()) {
 			throw new IllegalArgumentException("lease-timeout must be positive but was " + leaseTimeout);
@@ -137,6 +147,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 
 		private int maxConcurrent;
 
+		private @Nullable AdaptiveConcurrencySettings adaptiveConcurrency;
+
 		private Duration leaseTimeout = Duration.ofMinutes(1);
 
 		private Duration maxWait = Duration.ZERO;
@@ -204,6 +216,21 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		 */
 		public Builder maxConcurrent(int maxConcurrent, Duration leaseTimeout) {
 			this.maxConcurrent = maxConcurrent;
+			this.adaptiveConcurrency = null;
+			this.leaseTimeout = Objects.requireNonNull(leaseTimeout, "leaseTimeout");
+			return this;
+		}
+
+		/**
+		 * Limits the calls in flight per key to a number that adapts to the partner
+		 * ({@code max-concurrent: adaptive}); the store must keep the limit in this JVM.
+		 * @param adaptiveConcurrency how the limit adapts
+		 * @param leaseTimeout how long a permit lives when its holder never returns it
+		 * @return this builder
+		 */
+		public Builder adaptiveConcurrency(AdaptiveConcurrencySettings adaptiveConcurrency, Duration leaseTimeout) {
+			this.adaptiveConcurrency = Objects.requireNonNull(adaptiveConcurrency, "adaptiveConcurrency");
+			this.maxConcurrent = adaptiveConcurrency.maxLimit();
 			this.leaseTimeout = Objects.requireNonNull(leaseTimeout, "leaseTimeout");
 			return this;
 		}
@@ -256,7 +283,7 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 		 */
 		public RateLimiterSettings build() {
 			return new RateLimiterSettings(this.store, this.tokenBucket, this.windows, this.windowAlgorithm,
-					this.maxConcurrent, this.leaseTimeout, this.maxWait, this.maxKeys, this.onStoreFailure, this.pauseOnThrottle);
+					this.maxConcurrent, this.adaptiveConcurrency, this.leaseTimeout, this.maxWait, this.maxKeys, this.onStoreFailure, this.pauseOnThrottle);
 		}
 
 	}

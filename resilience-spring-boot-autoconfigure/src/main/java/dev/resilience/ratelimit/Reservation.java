@@ -32,6 +32,26 @@ public interface Reservation {
 	void release();
 
 	/**
+	 * Returns the concurrency permit as {@link #release()} does, telling the limiter whether the
+	 * call ended with a drop: its partner's throttle signal or a timeout. A limiter with
+	 * {@code max-concurrent: adaptive} learns from it (SPEC §11); the default ignores it.
+	 * @param dropped whether the call ended with a drop
+	 */
+	default void release(boolean dropped) {
+		release();
+	}
+
+	/**
+	 * Returns the concurrency permit as {@link #release(boolean)} does, without holding the
+	 * calling thread for a remote store's answer.
+	 * @param dropped whether the call ended with a drop
+	 * @return completes when returned
+	 */
+	default CompletableFuture<Void> releaseAsync(boolean dropped) {
+		return releaseAsync();
+	}
+
+	/**
 	 * Gives back everything as {@link #cancel()} does, without holding the calling thread for a
 	 * remote store's answer: for callers on an event loop or a scheduler thread. The future
 	 * completes when the store has done it; nothing needs to wait for it.

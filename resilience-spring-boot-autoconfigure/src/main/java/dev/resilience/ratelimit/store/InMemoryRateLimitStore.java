@@ -251,6 +251,11 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	}
 
 	@Override
+	public boolean canAdaptConcurrency() {
+		return true;
+	}
+
+	@Override
 	public void pause(String key, long nanos) {
 		long now = this.clock.read();
 		synchronized (this.pauses) {
@@ -489,8 +494,9 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 				windowQuotas[2 * i + 1] = windows[i].nanosUntilMore(window, at);
 			}
 		}
+		int concurrencyLimit = (slots.leases != null) ? slots.concurrencyLimit(settings, at) : 0;
 		return RateLimitDecision.of(this.limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
-				slots.inFlight(), settings, at, bucket, windowQuotas);
+				slots.inFlight(), concurrencyLimit, settings, at, bucket, windowQuotas);
 	}
 
 	@Override
@@ -504,8 +510,9 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
 			RateLimiterSettings settings = this.settings;
-			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
-			if (leases.size() < settings.maxConcurrent()) {
+			long now = this.clock.read();
+			leases.prune(now, Durations.saturatedNanos(settings.leaseTimeout()));
+			if (leases.size() < slots.concurrencyLimit(settings, now)) {
 				return;
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
@@ -549,8 +556,9 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		synchronized (state) {
 			// A permit may have come back since the rejection: then there is nothing to wait for.
 			RateLimiterSettings settings = this.settings;
-			leases.prune(this.clock.read(), Durations.saturatedNanos(settings.leaseTimeout()));
-			if (leases.size() < settings.maxConcurrent()) {
+			long now = this.clock.read();
+			leases.prune(now, Durations.saturatedNanos(settings.leaseTimeout()));
+			if (leases.size() < slots.concurrencyLimit(settings, now)) {
 				return CompletableFuture.completedFuture(null);
 			}
 			// Wait at most until the oldest lease expires: then a permit is free for sure.
@@ -801,6 +809,18 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		return woken;
 	}
 
+	/**
+	 * Tells the key's adaptive limit, if it has one, how the call whose permit was taken at
+	 * {@code start} went; the caller holds the key's monitor.
+	 */
+	private void learn(KeyState state, long start, boolean dropped) {
+		KeyState.Slots slots = state.slots;
+		AdaptiveLimit adaptive = (slots != null) ? slots.adaptive : null;
+		if (adaptive != null && start != Long.MIN_VALUE) {
+			adaptive.onSample(start, this.clock.read(), slots.inFlight() + 1, dropped);
+		}
+	}
+
 	/** Completes the waiters of a returned permit, outside the key's monitor: they may go on at once. */
 	private static void wake(@Nullable Set<CompletableFuture<Void>> woken) {
 		if (woken != null) {
@@ -849,6 +869,11 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void release() {
+			release(false);
+		}
+
+		@Override
+		public void release(boolean dropped) {
 			if (settings.maxConcurrent() == 0) {
 				return;
 			}
@@ -856,12 +881,18 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 			synchronized (this.state) {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
-					woken = permitReturned(this.state, LimiterAlgorithm.release(this.state.slots,
-							Objects.requireNonNull(this.ticket).sequence()),
-							true);
+					long start = LimiterAlgorithm.release(this.state.slots, Objects.requireNonNull(this.ticket).sequence());
+					woken = permitReturned(this.state, start, true);
+					learn(this.state, start, dropped);
 				}
 			}
 			wake(woken);
+		}
+
+		@Override
+		public CompletableFuture<Void> releaseAsync(boolean dropped) {
+			release(dropped);
+			return CompletableFuture.completedFuture(null);
 		}
 
 		@Override

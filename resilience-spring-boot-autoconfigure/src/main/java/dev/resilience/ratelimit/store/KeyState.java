@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.TokenBucketSettings;
@@ -149,6 +150,12 @@ final class KeyState {
 		 */
 		final @Nullable SlidingWindow soleWindow;
 
+		/**
+		 * The key's limit on calls in flight under {@code max-concurrent: adaptive}, made at its
+		 * first use under such settings; {@code null} otherwise.
+		 */
+		@Nullable AdaptiveLimit adaptive;
+
 		/** The sequence number of the last admitted call, which names its window entries and lease. */
 		long admissions;
 
@@ -179,6 +186,28 @@ final class KeyState {
 
 		int inFlight() {
 			return (this.leases != null) ? this.leases.size() : 0;
+		}
+
+		/**
+		 * Returns how many calls of the key may be in flight: {@code max-concurrent}, or the key's
+		 * adaptive limit, which a change of settings carries over within its new bounds.
+		 */
+		int concurrencyLimit(RateLimiterSettings settings, long now) {
+			AdaptiveConcurrencySettings adaptiveSettings = settings.adaptiveConcurrency();
+			if (adaptiveSettings == null) {
+				this.adaptive = null;
+				return settings.maxConcurrent();
+			}
+			AdaptiveLimit limit = this.adaptive;
+			if (limit == null) {
+				limit = new AdaptiveLimit(adaptiveSettings, now);
+				this.adaptive = limit;
+			}
+			else if (!limit.settings().equals(adaptiveSettings)) {
+				limit = limit.withSettings(adaptiveSettings, now);
+				this.adaptive = limit;
+			}
+			return limit.limit();
 		}
 
 		void addPermitFuture(CompletableFuture<Void> future) {

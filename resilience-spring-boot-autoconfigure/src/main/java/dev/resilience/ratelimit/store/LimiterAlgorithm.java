@@ -67,7 +67,7 @@ final class LimiterAlgorithm {
 		boolean concurrencyFull = false;
 		if (slots != null) {
 			at = Math.max(at, windowsAvailableAt(settings, slots, now, cost));
-			concurrencyFull = slots.leases != null && slots.inFlight() >= settings.maxConcurrent();
+			concurrencyFull = slots.leases != null && slots.inFlight() >= slots.concurrencyLimit(settings, now);
 		}
 		long wait = at - now;
 		if (concurrencyFull || wait > maxWaitNanos) {

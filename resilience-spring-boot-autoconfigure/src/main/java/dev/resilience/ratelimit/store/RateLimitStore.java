@@ -101,6 +101,17 @@ public interface RateLimitStore {
 	}
 
 	/**
+	 * Returns whether the store keeps an adaptive limit on calls in flight per key in this JVM
+	 * ({@code max-concurrent: adaptive}, SPEC §11), learning from the {@code dropped} flag of
+	 * {@link Reservation#release(boolean)}; a limiter with adaptive concurrency needs a store that
+	 * does.
+	 * @return {@code false} by default
+	 */
+	default boolean canAdaptConcurrency() {
+		return false;
+	}
+
+	/**
 	 * Returns whether the store keeps pauses ({@link #pause}); a limiter with
 	 * {@code pause-on-throttle} needs a store that does.
 	 * @return {@code false} by default

@@ -23,6 +23,9 @@ import dev.resilience.ratelimit.Throttle;
  */
 final class StoreRateLimiter implements RateLimiter {
 
+	/** Whether Netflix's concurrency-limits, an optional dependency, is there. */
+	private static final boolean ADAPTIVE_ALGORITHMS_PRESENT = isPresent("com.netflix.concurrency.limits.Limit");
+
 	private final String name;
 
 	/** The settings and what follows from them, replaced whole at run time; read once per call. */
@@ -34,6 +37,7 @@ final class StoreRateLimiter implements RateLimiter {
 
 	StoreRateLimiter(String name, RateLimiterSettings settings, RateLimitStore store, RateLimitAcquirer acquirer) {
 		checkCanPause(name, settings, store);
+		checkCanAdapt(name, settings, store);
 		this.name = name;
 		this.current = new Current(settings);
 		this.store = store;
@@ -49,6 +53,7 @@ final class StoreRateLimiter implements RateLimiter {
 	synchronized void updateSettings(RateLimiterSettings settings) {
 		checkSameShape(this.current.settings(), settings);
 		checkCanPause(this.name, settings, this.store);
+		checkCanAdapt(this.name, settings, this.store);
 		if (!this.store.updateSettings(settings)) {
 			throw new IllegalStateException("the " + this.store.getType() + " store of rate limiter '" + this.name
 					+ "' cannot change its settings at run time");
@@ -61,6 +66,25 @@ final class StoreRateLimiter implements RateLimiter {
 		if (settings.pauseOnThrottle().enabled() && !store.canPause()) {
 			throw new IllegalArgumentException("pause-on-throttle.enabled is true for rate limiter '" + name + "', but its "
 					+ store.getType() + " store cannot pause keys; use a store that can (memory, redis) or disable it");
+		}
+	}
+
+	/**
+	 * An adaptive limit is kept per key in this JVM and needs Netflix's algorithms: without either,
+	 * it would silently be a fixed {@code max-limit}.
+	 */
+	private static void checkCanAdapt(String name, RateLimiterSettings settings, RateLimitStore store) {
+		if (settings.adaptiveConcurrency() == null) {
+			return;
+		}
+		if (!store.canAdaptConcurrency()) {
+			throw new IllegalArgumentException("max-concurrent is adaptive for rate limiter '" + name + "', but its "
+					+ store.getType() + " store cannot keep an adaptive limit: the limit is per instance, so use the "
+					+ "memory store for this limiter, or a fixed max-concurrent");
+		}
+		if (!ADAPTIVE_ALGORITHMS_PRESENT) {
+			throw new IllegalArgumentException("max-concurrent is adaptive for rate limiter '" + name + "', which needs "
+					+ "com.netflix.concurrency-limits:concurrency-limits-core on the class path: add that dependency");
 		}
 	}
 
@@ -84,6 +108,16 @@ final class StoreRateLimiter implements RateLimiter {
 		}
 		if ((now.maxConcurrent() == 0) != (next.maxConcurrent() == 0)) {
 			throw unchanged("max-concurrent", now.maxConcurrent(), next.maxConcurrent());
+		}
+	}
+
+	private static boolean isPresent(String className) {
+		try {
+			Class.forName(className, false, StoreRateLimiter.class.getClassLoader());
+			return true;
+		}
+		catch (ClassNotFoundException | LinkageError ex) {
+			return false;
 		}
 	}
 
