@@ -27,7 +27,7 @@ class NestedConfigurationMetadataTests {
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', textBlock = """
-			resilience.rate-limiters | ratelimit.RateLimiterProperties   | store, token-bucket.capacity, token-bucket.refill-tokens, token-bucket.refill-period, token-bucket.refill-strategy, windows, window-algorithm, max-concurrent, lease-timeout, max-wait, max-keys, on-store-failure, pause-on-throttle.enabled, pause-on-throttle.statuses, pause-on-throttle.default-pause, pause-on-throttle.max-pause, pause-on-throttle.resume-jitter, http-client.hosts, http-client.key
+			resilience.rate-limiters | ratelimit.RateLimiterProperties   | store, token-bucket.capacity, token-bucket.refill-tokens, token-bucket.refill-period, token-bucket.refill-strategy, windows, window-algorithm, max-concurrent, adaptive-concurrency.algorithm, adaptive-concurrency.initial-limit, adaptive-concurrency.min-limit, adaptive-concurrency.max-limit, lease-timeout, max-wait, max-keys, on-store-failure, pause-on-throttle.enabled, pause-on-throttle.statuses, pause-on-throttle.default-pause, pause-on-throttle.max-pause, pause-on-throttle.resume-jitter, http-client.hosts, http-client.key
 			resilience.retries       | retry.RetryProperties             | max-retries, delay, backoff, multiplier, max-delay, jitter, max-duration, retry-on, no-retry-on, budget.ratio, budget.min-retries-per-second, budget.window
 			resilience.polls         | poll.PollProperties               | max-attempts, delay, backoff, multiplier, max-delay, timeout, ignore-exceptions
 			resilience.pools         | pool.ConnectionPoolProperties     | factory, max-size, min-idle, timeout, validate-on-checkout, max-idle-time

@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationPropertiesSource;
 
 import dev.resilience.autoconfigure.support.PropertyErrors;
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
@@ -46,9 +47,16 @@ public class RateLimiterProperties {
 	private WindowAlgorithm windowAlgorithm = WindowAlgorithm.LOG;
 
 	/**
-	 * Calls in flight per key; 0 means unlimited.
+	 * Calls in flight per key: a number (0 means unlimited), or "adaptive" for a limit per key and
+	 * per instance that follows the partner's latency and throttle signals (see
+	 * adaptive-concurrency).
 	 */
-	private int maxConcurrent;
+	private String maxConcurrent = "0";
+
+	/**
+	 * How the limit on calls in flight adapts when max-concurrent is adaptive.
+	 */
+	private @Nullable AdaptiveConcurrency adaptiveConcurrency;
 
 	/**
 	 * How long a concurrency permit lives when its holder never returns it.
@@ -118,12 +126,20 @@ public class RateLimiterProperties {
 		this.windowAlgorithm = windowAlgorithm;
 	}
 
-	public int getMaxConcurrent() {
+	public String getMaxConcurrent() {
 		return this.maxConcurrent;
 	}
 
-	public void setMaxConcurrent(int maxConcurrent) {
+	public void setMaxConcurrent(String maxConcurrent) {
 		this.maxConcurrent = maxConcurrent;
+	}
+
+	public @Nullable AdaptiveConcurrency getAdaptiveConcurrency() {
+		return this.adaptiveConcurrency;
+	}
+
+	public void setAdaptiveConcurrency(@Nullable AdaptiveConcurrency adaptiveConcurrency) {
+		this.adaptiveConcurrency = adaptiveConcurrency;
 	}
 
 	public Duration getLeaseTimeout() {
@@ -166,6 +182,9 @@ public class RateLimiterProperties {
 		return this.httpClient;
 	}
 
+	/** The value of max-concurrent that makes the limit adaptive. */
+	static final String ADAPTIVE = "adaptive";
+
 	/**
 	 * Maps these properties to the settings of the limiter.
 	 * @param name the limiter's name, for error messages
@@ -177,11 +196,11 @@ public class RateLimiterProperties {
 		RateLimiterSettings.Builder builder = RateLimiterSettings.builder()
 			.store(this.store.id())
 			.windowAlgorithm(this.windowAlgorithm)
-			.maxConcurrent(this.maxConcurrent, this.leaseTimeout)
 			.maxWait(this.maxWait)
 			.maxKeys(this.maxKeys)
 			.onStoreFailure(this.onStoreFailure);
 		validate(prefix, () -> builder.pauseOnThrottle(this.pauseOnThrottle.toSettings()));
+		concurrency(prefix, builder);
 		TokenBucket bucket = this.tokenBucket;
 		if (bucket != null) {
 			if (bucket.refillTokens == null) {
@@ -205,6 +224,31 @@ public class RateLimiterProperties {
 		catch (IllegalArgumentException ex) {
 			throw PropertyErrors.named("resilience.rate-limiters." + name, ex, RateLimiterProperties.class);
 		}
+	}
+
+	/** Sets max-concurrent, a number or "adaptive", and adaptive-concurrency, which only "adaptive" takes. */
+	private void concurrency(String prefix, RateLimiterSettings.Builder builder) {
+		String value = this.maxConcurrent.strip();
+		AdaptiveConcurrency adaptive = this.adaptiveConcurrency;
+		if (ADAPTIVE.equalsIgnoreCase(value)) {
+			AdaptiveConcurrency settings = (adaptive != null) ? adaptive : new AdaptiveConcurrency();
+			validate(prefix, () -> builder.adaptiveConcurrency(settings.toSettings(), this.leaseTimeout));
+			return;
+		}
+		int limit;
+		try {
+			limit = Integer.parseInt(value);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalArgumentException(prefix + "max-concurrent must be a number of calls in flight (0 for "
+					+ "unlimited) or '" + ADAPTIVE + "' but was '" + this.maxConcurrent + "'");
+		}
+		if (adaptive != null) {
+			throw new IllegalArgumentException(prefix + "adaptive-concurrency is set, but max-concurrent is " + limit
+					+ ", not '" + ADAPTIVE + "', so it would not take effect: set max-concurrent: " + ADAPTIVE
+					+ " or remove adaptive-concurrency");
+		}
+		validate(prefix, () -> builder.maxConcurrent(limit, this.leaseTimeout));
 	}
 
 	private static void validate(String prefix, Runnable step) {
@@ -244,6 +288,69 @@ public class RateLimiterProperties {
 		 */
 		public String id() {
 			return this.id;
+		}
+
+	}
+
+	/**
+	 * How a limit on calls in flight adapts to the partner (max-concurrent: adaptive).
+	 */
+	public static class AdaptiveConcurrency {
+
+		/**
+		 * Algorithm that proposes the limit: gradient, vegas or aimd.
+		 */
+		private AdaptiveConcurrencySettings.Algorithm algorithm = AdaptiveConcurrencySettings.Algorithm.GRADIENT;
+
+		/**
+		 * Limit of a key before any of its calls ended.
+		 */
+		private int initialLimit = 10;
+
+		/**
+		 * Lowest the limit goes.
+		 */
+		private int minLimit = 1;
+
+		/**
+		 * Highest the limit goes.
+		 */
+		private int maxLimit = 200;
+
+		public AdaptiveConcurrencySettings.Algorithm getAlgorithm() {
+			return this.algorithm;
+		}
+
+		public void setAlgorithm(AdaptiveConcurrencySettings.Algorithm algorithm) {
+			this.algorithm = algorithm;
+		}
+
+		public int getInitialLimit() {
+			return this.initialLimit;
+		}
+
+		public void setInitialLimit(int initialLimit) {
+			this.initialLimit = initialLimit;
+		}
+
+		public int getMinLimit() {
+			return this.minLimit;
+		}
+
+		public void setMinLimit(int minLimit) {
+			this.minLimit = minLimit;
+		}
+
+		public int getMaxLimit() {
+			return this.maxLimit;
+		}
+
+		public void setMaxLimit(int maxLimit) {
+			this.maxLimit = maxLimit;
+		}
+
+		AdaptiveConcurrencySettings toSettings() {
+			return new AdaptiveConcurrencySettings(this.algorithm, this.initialLimit, this.minLimit, this.maxLimit);
 		}
 
 	}
