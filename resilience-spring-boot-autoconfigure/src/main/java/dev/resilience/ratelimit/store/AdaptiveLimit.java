@@ -22,7 +22,9 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
  * would never grow back from.</li>
  * <li><b>Growth is one call at a time.</b> Between congested calls the limit follows the
- * algorithm down at once, and up by one per ended call; and an algorithm whose own estimate ran
+ * algorithm down at once, and up by one per ended call that found at least half the limit in
+ * flight (the library's own test of a limit in use, made against its estimate, which our cuts
+ * leave higher); and an algorithm whose own estimate ran
  * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
  * <li><b>The lowest latency is forgotten.</b> It is the lowest of the last one to two periods of
  * {@link #BASELINE_PERIOD_NANOS}, so that a partner slower for good becomes the new normal
@@ -118,7 +120,10 @@ final class AdaptiveLimit {
 		}
 		this.algorithm.onSample(start, latency, inFlight, false);
 		int proposed = this.algorithm.getLimit();
-		this.limit = clamp(this.settings, Math.min(proposed, this.limit + 1));
+		// The algorithms grow only a limit at least half in use, but judge it by their own estimate,
+		// which stays above the limit in force after our cuts: judge it by the limit in force.
+		int grown = (2 * inFlight >= this.limit) ? this.limit + 1 : this.limit;
+		this.limit = clamp(this.settings, Math.min(proposed, grown));
 		if (proposed > 2 * this.limit) {
 			this.algorithm = algorithm(this.settings, this.limit);
 		}
