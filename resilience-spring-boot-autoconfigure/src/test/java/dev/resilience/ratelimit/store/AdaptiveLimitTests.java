@@ -72,6 +72,25 @@ class AdaptiveLimitTests {
 		assertThat(fullCalls(limit, 5, FAST)).containsExactly(10, 11, 12, 13, 13);
 	}
 
+	@Test
+	void anAlgorithmIsRestartedOnlyBeyondTwiceTheLimit() {
+		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.VEGAS, 12, 1, 200), 0);
+
+		// Vegas proposes 18, 24, 30 (twice 15: kept), 36 (restarted at 16)
+		assertThat(fullCalls(limit, 6, FAST)).containsExactly(12, 13, 14, 15, 16, 16);
+	}
+
+	@Test
+	void theAlgorithmLearnsOfTheCallThatCutSoItProposesNoGrowthFromBeforeTheCut() {
+		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.VEGAS, 20, 1, 200), 0);
+		call(limit, FAST, 1, false);
+		call(limit, FAST, 20, true);
+		assertThat(limit.limit()).isEqualTo(18);
+
+		// Vegas went down by one at the drop (to 19), and by one a call as it sees a queue
+		assertThat(fullCalls(limit, 3, FAST * 19 / 10)).containsExactly(18, 17, 16);
+	}
+
 	@ParameterizedTest
 	@EnumSource(Algorithm.class)
 	void callsThatLeaveMoreThanHalfTheLimitUnusedDoNotGrowIt(Algorithm algorithm) {
