@@ -283,6 +283,28 @@ class AdaptiveLimitTests {
 	}
 
 	@Test
+	void vegasSeeingAQueueStopsTheGrowthEvenWithItsEstimateAheadOfTheLimit() {
+		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.VEGAS, 10, 1, 200), 0);
+		fullCalls(limit, 40, FAST);
+		int grown = limit.limit();
+
+		// Vegas' estimate grows six a call while the limit grows one: it is ahead of the limit, and
+		// going down by one a call as it sees a queue
+		assertThat(fullCalls(limit, 30, FAST * 19 / 10)).allSatisfy((value) -> assertThat(value).isEqualTo(grown));
+	}
+
+	@Test
+	void aLimitBelowAnAlgorithmHeldAtTheMaxLimitStillGrows() {
+		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.AIMD, 11, 1, 12), 0);
+		call(limit, FAST, 1, false);
+		// a call too slow cuts the limit, while AIMD, which does not look at latency, grows to 12
+		call(limit, 3 * FAST, 11, false);
+		assertThat(limit.limit()).isEqualTo(9);
+
+		assertThat(fullCalls(limit, 4, FAST)).containsExactly(10, 11, 12, 12);
+	}
+
+	@Test
 	void gradientNeverCreepsUpWhileTheLatencyStaysAboveTwiceTheLowest() {
 		// Netflix concurrency-limits #134: Gradient2's long-term latency follows a queueing partner,
 		// and its queue term then adds to the limit at each call. The library alone creeps up:
