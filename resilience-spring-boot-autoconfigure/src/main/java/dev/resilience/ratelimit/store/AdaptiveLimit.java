@@ -23,10 +23,11 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * would never grow back from.</li>
  * <li><b>Growth is one call at a time.</b> Between congested calls the limit follows the
  * algorithm down at once, and up by one per ended call that found at least half the limit in
- * flight (the library's own test of a limit in use, made against its estimate, which our cuts
- * leave higher) while the algorithm did not lower its estimate (Vegas' runs ahead of the limit,
- * six a call, and would otherwise not be heard when it sees a queue); and an algorithm whose own estimate ran
- * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
+ * flight (the library's own test of a limit in use, but made against its estimate, which our cuts
+ * leave higher), unless the algorithm lowered its estimate at that call (Vegas' grows six a call,
+ * runs ahead of the limit, and would otherwise not be heard when it sees a queue). An algorithm
+ * whose own estimate ran away to more than twice the limit in force (it is never told of our
+ * cuts) is restarted there.</li>
  * <li><b>The lowest latency is forgotten.</b> It is the lowest of the last one to two periods of
  * {@link #BASELINE_PERIOD_NANOS}, so that a partner slower for good becomes the new normal
  * instead of a congestion that never ends.</li>
