@@ -22,8 +22,12 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
  * would never grow back from.</li>
  * <li><b>Growth is one call at a time.</b> Between congested calls the limit follows the
- * algorithm down at once, and up by one per ended call; and an algorithm whose own estimate ran
- * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
+ * algorithm down at once, and up by one per ended call that found at least half the limit in
+ * flight (the library's own test of a limit in use, but made against its estimate, which our cuts
+ * leave higher), unless the algorithm lowered its estimate at that call (Vegas' grows six a call,
+ * runs ahead of the limit, and would otherwise not be heard when it sees a queue). An algorithm
+ * whose own estimate ran away to more than twice the limit in force (it is never told of our
+ * cuts) is restarted there.</li>
  * <li><b>The lowest latency is forgotten.</b> It is the lowest of the last one to two periods of
  * {@link #BASELINE_PERIOD_NANOS}, so that a partner slower for good becomes the new normal
  * instead of a congestion that never ends.</li>
@@ -116,9 +120,14 @@ final class AdaptiveLimit {
 			}
 			return;
 		}
+		int before = this.algorithm.getLimit();
 		this.algorithm.onSample(start, latency, inFlight, false);
 		int proposed = this.algorithm.getLimit();
-		this.limit = clamp(this.settings, Math.min(proposed, this.limit + 1));
+		// Grow only a limit at least half in use, as the algorithms do, but judged by the limit in
+		// force: they judge by their own estimate, which our cuts leave higher. And not while the
+		// algorithm lowers its estimate: one that ran ahead of the limit sees a queue there too.
+		boolean grow = 2 * inFlight >= this.limit && proposed >= before;
+		this.limit = clamp(this.settings, Math.min(proposed, grow ? this.limit + 1 : this.limit));
 		if (proposed > 2 * this.limit) {
 			this.algorithm = algorithm(this.settings, this.limit);
 		}
