@@ -19,7 +19,7 @@ import dev.resilience.sample.client.CapacityClient;
 import dev.resilience.sample.partner.LimitedCapacityPartner;
 
 /**
- * {@code GET /demo/adaptive?capacities=8,2,8&seconds=5&workers=32}: workers call a partner of
+ * {@code GET /demo/adaptive?capacities=8,2,8&seconds=6&workers=32}: workers call a partner of
  * limited capacity ({@link LimitedCapacityPartner}) without pause through {@code partner-adaptive}
  * ({@code max-concurrent: adaptive}), while the partner's capacity goes through
  * {@code capacities}, each for {@code seconds}. The report is the limit over time (sampled every
@@ -58,7 +58,7 @@ public class AdaptiveDemoController {
 
 	@GetMapping("/adaptive")
 	public synchronized AdaptiveReport adaptive(@RequestParam(defaultValue = "8,2,8") String capacities,
-			@RequestParam(defaultValue = "5") int seconds, @RequestParam(defaultValue = "32") int workers)
+			@RequestParam(defaultValue = "6") int seconds, @RequestParam(defaultValue = "32") int workers)
 			throws InterruptedException {
 		int[] phases = phases(capacities);
 		if (seconds < 1 || seconds > MAX_SECONDS) {

@@ -11,7 +11,7 @@ import org.springframework.stereotype.Component;
 /**
  * A partner of limited capacity, standing in for a service that serves a few requests at once (an
  * LLM provider's GPUs, a database's connections): it works on at most {@link #setCapacity
- * capacity} requests at a time, each for {@code sample.partner.service-time} (50 ms by default),
+ * capacity} requests at a time, each for {@code sample.partner.service-time} (25 ms by default),
  * and queues the others in order of arrival, so a request that finds the partner full takes
  * longer, however many are sent. The capacity can be changed while requests are in flight: the
  * adaptive-concurrency demo lowers and raises it.
@@ -42,7 +42,7 @@ public class LimitedCapacityPartner {
 
 	public LimitedCapacityPartner(Environment environment) {
 		this.serviceMillis = environment
-			.getProperty("sample.partner.service-time", Duration.class, Duration.ofMillis(50))
+			.getProperty("sample.partner.service-time", Duration.class, Duration.ofMillis(25))
 			.toMillis();
 	}
 
