@@ -1,6 +1,7 @@
 package dev.resilience.ratelimit;
 
 import java.time.Duration;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -214,6 +215,20 @@ public interface RateLimiter {
 	 * @return the number of keys held, or empty when the store cannot tell
 	 */
 	OptionalLong getKeyCount();
+
+	/**
+	 * Returns the limit on calls in flight in force: {@code max-concurrent} when it is a number;
+	 * with {@code max-concurrent: adaptive} (SPEC §11), the lowest limit among the keys the store
+	 * holds, or {@code initial-limit} while it holds none. Reads every key the store holds, so it
+	 * is for a gauge or an operator, not for each call. This default tells only a fixed limit.
+	 * @return the limit in force, or empty without {@code max-concurrent} or when the store cannot
+	 * tell
+	 */
+	default OptionalInt getConcurrencyLimit() {
+		RateLimiterSettings settings = getSettings();
+		return (settings.maxConcurrent() > 0 && settings.adaptiveConcurrency() == null)
+				? OptionalInt.of(settings.maxConcurrent()) : OptionalInt.empty();
+	}
 
 	/**
 	 * Checks whether the limiter's store is reachable; a remote store asks its server.

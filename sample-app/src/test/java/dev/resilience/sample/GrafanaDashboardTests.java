@@ -47,7 +47,7 @@ class GrafanaDashboardTests {
 	private static final Map<String, List<String>> GROUPS = Map.of("Rate limiters",
 			List.of("resilience_ratelimiter_calls_total", "resilience_ratelimiter_wait_seconds",
 					"resilience_ratelimiter_store_errors_total", "resilience_ratelimiter_keys",
-					"resilience_ratelimiter_pauses_total"),
+					"resilience_ratelimiter_pauses_total", "resilience_ratelimiter_concurrency_limit"),
 			"Retries", List.of("resilience_retry_calls_total", "resilience_retry_attempts_total"), "Polls",
 			List.of("resilience_poll_calls_total", "resilience_poll_attempts"), "Pools",
 			List.of("resilience_pool_checkout_seconds", "resilience_pool_operation_seconds", "resilience_pool_active",

@@ -23,6 +23,7 @@ import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.ConnectionPoolSettings;
 import dev.resilience.pool.ConnectionPoolStats;
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
@@ -123,7 +124,7 @@ public class ResilienceEndpoint {
 	@ReadOperation
 	public @Nullable KeyState rateLimiterKey(@Selector String limiter, @Nullable String key) {
 		RateLimiter rateLimiter = find(limiter);
-		return (rateLimiter != null) ? KeyState.of(rateLimiter.inspect(bucket(key)), this.clock) : null;
+		return (rateLimiter != null) ? KeyState.of(rateLimiter, rateLimiter.inspect(bucket(key)), this.clock) : null;
 	}
 
 	/**
@@ -139,7 +140,7 @@ public class ResilienceEndpoint {
 			return null;
 		}
 		rateLimiter.reset(bucket(key));
-		return KeyState.of(rateLimiter.inspect(bucket(key)), this.clock);
+		return KeyState.of(rateLimiter, rateLimiter.inspect(bucket(key)), this.clock);
 	}
 
 	private @Nullable RateLimiter find(String name) {
@@ -277,7 +278,10 @@ public class ResilienceEndpoint {
 	 * @param tokenBucket the token bucket, or {@code null} for none
 	 * @param windows the sliding windows
 	 * @param windowAlgorithm how the windows count: {@code LOG} or {@code COUNTER}
-	 * @param maxConcurrent the calls in flight per key, 0 for unlimited
+	 * @param maxConcurrent the calls in flight per key, 0 for unlimited; with
+	 * {@code adaptiveConcurrency}, the most its limit goes to ({@code max-limit})
+	 * @param adaptiveConcurrency how the limit on calls in flight adapts when the limiter has
+	 * {@code max-concurrent: adaptive}, {@code null} when {@code max-concurrent} is a number (or 0)
 	 * @param leaseTimeout how long a concurrency permit lives when never returned
 	 * @param maxWait how long a call may wait for a permit
 	 * @param maxKeys the most keys an in-memory store holds
@@ -287,8 +291,9 @@ public class ResilienceEndpoint {
 	 * @param httpClient the requests of Spring's HTTP clients put under the limiter
 	 */
 	public record RateLimiterDescriptor(String store, @Nullable TokenBucketDescriptor tokenBucket,
-			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent, Duration leaseTimeout,
-			Duration maxWait, long maxKeys, String onStoreFailure, PauseOnThrottleDescriptor pauseOnThrottle,
+			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent,
+			@Nullable AdaptiveConcurrencyDescriptor adaptiveConcurrency, Duration leaseTimeout, Duration maxWait,
+			long maxKeys, String onStoreFailure, PauseOnThrottleDescriptor pauseOnThrottle,
 			HttpClientDescriptor httpClient) {
 
 		static RateLimiterDescriptor of(RateLimiter limiter, HttpClientDescriptor httpClient) {
@@ -300,16 +305,34 @@ public class ResilienceEndpoint {
 				.stream()
 				.map((window) -> new WindowDescriptor(window.limit(), window.period()))
 				.toList();
+			AdaptiveConcurrencySettings adaptive = settings.adaptiveConcurrency();
+			AdaptiveConcurrencyDescriptor adaptiveConcurrency = (adaptive != null)
+					? new AdaptiveConcurrencyDescriptor(adaptive.algorithm().name(), adaptive.initialLimit(),
+							adaptive.minLimit(), adaptive.maxLimit())
+					: null;
 			PauseOnThrottleSettings pause = settings.pauseOnThrottle();
 			PauseOnThrottleDescriptor pauseOnThrottle = new PauseOnThrottleDescriptor(pause.enabled(),
 					pause.statuses().stream().sorted().toList(), pause.defaultPause(), pause.maxPause(),
 					pause.resumeJitter());
 			return new RateLimiterDescriptor(limiter.getStoreType(), tokenBucket, windows,
-					settings.windowAlgorithm().name(), settings.maxConcurrent(), settings.leaseTimeout(),
-					settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name(), pauseOnThrottle,
+					settings.windowAlgorithm().name(), settings.maxConcurrent(), adaptiveConcurrency,
+					settings.leaseTimeout(), settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name(), pauseOnThrottle,
 					httpClient);
 		}
 
+	}
+
+	/**
+	 * How a rate limiter's limit on calls in flight adapts to its partner, as configured under
+	 * {@code resilience.rate-limiters.<name>.adaptive-concurrency} with {@code max-concurrent: adaptive}.
+	 *
+	 * @param algorithm the algorithm that proposes the limit: {@code GRADIENT}, {@code VEGAS} or
+	 * {@code AIMD}
+	 * @param initialLimit the limit of a key before any call of it ended
+	 * @param minLimit the lowest the limit goes
+	 * @param maxLimit the highest the limit goes
+	 */
+	public record AdaptiveConcurrencyDescriptor(String algorithm, int initialLimit, int minLimit, int maxLimit) {
 	}
 
 	/**
@@ -365,24 +388,32 @@ public class ResilienceEndpoint {
 	 * @param remaining the quota left in the tightest constraint
 	 * @param limit the quota of the tightest constraint
 	 * @param inFlight the calls in flight
-	 * @param maxConcurrent the limit on calls in flight, 0 for none
+	 * @param maxConcurrent the limit on calls in flight in force, 0 for none: {@code max-concurrent},
+	 * or the key's adaptive limit
+	 * @param adaptiveLimit the key's limit on calls in flight now, when the limiter has
+	 * {@code max-concurrent: adaptive} (SPEC §11): {@code initial-limit} for a key that has not ended
+	 * a call yet; {@code null} when {@code max-concurrent} is a number (or 0)
 	 * @param pausedUntil when the key's pause ends (its partner throttled, or the application
 	 * paused it), or {@code null} when it is not paused; written {@code paused-until}, as SPEC §10
 	 * names it
 	 * @param quotas each token bucket and window
 	 */
 	public record KeyState(String limiter, String key, long remaining, long limit, int inFlight, int maxConcurrent,
-			@JsonProperty("paused-until") @Nullable Instant pausedUntil, List<QuotaState> quotas) {
+			@Nullable Integer adaptiveLimit, @JsonProperty("paused-until") @Nullable Instant pausedUntil,
+			List<QuotaState> quotas) {
 
-		static KeyState of(RateLimitDecision decision, Clock clock) {
+		static KeyState of(RateLimiter limiter, RateLimitDecision decision, Clock clock) {
 			List<QuotaState> quotas = decision.getQuotas()
 				.stream()
 				.map((quota) -> new QuotaState(quota.policyName(decision.getLimiterName()), quota.quota(), quota.window(),
 						quota.remaining(), quota.reset()))
 				.toList();
 			Instant pausedUntil = decision.isPaused() ? endOf(decision.getPause(), clock) : null;
+			Integer adaptiveLimit = (limiter.getSettings().adaptiveConcurrency() != null) ? decision.getMaxConcurrent()
+					: null;
 			return new KeyState(decision.getLimiterName(), decision.getKey(), decision.getRemaining(),
-					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), pausedUntil, quotas);
+					decision.getLimit(), decision.getInFlight(), decision.getMaxConcurrent(), adaptiveLimit, pausedUntil,
+					quotas);
 		}
 
 		/**

@@ -12,7 +12,7 @@ import dev.resilience.ratelimit.RateLimiterRegistry;
 
 /**
  * Auto-configuration of the rate-limiter meters, when Micrometer has a {@link MeterRegistry}: the
- * calls and waits recorded by {@link RateLimiterMetrics}, and the keys gauged by
+ * calls and waits recorded by {@link RateLimiterMetrics}, and the keys and concurrency limits gauged by
  * {@link RateLimiterKeyGauges}.
  */
 @AutoConfiguration(before = RateLimiterAutoConfiguration.class,

@@ -4,6 +4,7 @@ import java.lang.ref.WeakReference;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 import dev.resilience.internal.Durations;
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
@@ -645,6 +647,42 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	public OptionalLong keyCount() {
 		sweep();
 		return OptionalLong.of(this.states.size());
+	}
+
+	/**
+	 * Returns the lowest limit on calls in flight among the keys held, the shared one included,
+	 * each read under its monitor as its next decision would find it (a key that has not decided
+	 * under adaptive settings yet is at {@code initial-limit}); {@code initial-limit} while no key
+	 * is held. Walks every key, as {@link #keyCount()} does, without a lock over the store: for a
+	 * gauge read now and then, never on a decision's path.
+	 */
+	@Override
+	public OptionalInt concurrencyLimit() {
+		RateLimiterSettings settings = this.settings;
+		AdaptiveConcurrencySettings adaptive = settings.adaptiveConcurrency();
+		if (settings.maxConcurrent() == 0) {
+			return OptionalInt.empty();
+		}
+		if (adaptive == null) {
+			return OptionalInt.of(settings.maxConcurrent());
+		}
+		long now = this.clock.read();
+		int lowest = lowestLimit(this.shared, settings, now, Integer.MAX_VALUE);
+		for (KeyState state : this.states.values()) {
+			lowest = lowestLimit(state, settings, now, lowest);
+		}
+		return OptionalInt.of((lowest != Integer.MAX_VALUE) ? lowest : adaptive.initialLimit());
+	}
+
+	/** The lower of {@code lowest} and the key's limit in force; a forgotten key does not count. */
+	private static int lowestLimit(@Nullable KeyState state, RateLimiterSettings settings, long now, int lowest) {
+		KeyState.Slots slots = (state != null) ? state.slots : null;
+		if (state == null || slots == null || slots.leases == null) {
+			return lowest;
+		}
+		synchronized (state) {
+			return state.retired ? lowest : Math.min(lowest, slots.concurrencyLimit(settings, now));
+		}
 	}
 
 	/**

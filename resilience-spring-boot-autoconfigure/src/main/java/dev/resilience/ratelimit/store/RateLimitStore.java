@@ -1,5 +1,6 @@
 package dev.resilience.ratelimit.store;
 
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -109,6 +110,17 @@ public interface RateLimitStore {
 	 */
 	default boolean canAdaptConcurrency() {
 		return false;
+	}
+
+	/**
+	 * Returns the limit on calls in flight in force for the store's keys, for a store that keeps
+	 * adaptive limits ({@link #canAdaptConcurrency()}) under {@code max-concurrent: adaptive}: the
+	 * lowest among the keys it holds, or {@code initial-limit} while it holds none. Meant for a
+	 * gauge read now and then, never for a decision: a store may read every key it holds.
+	 * @return the lowest limit in force, or empty when the store cannot tell (the default)
+	 */
+	default OptionalInt concurrencyLimit() {
+		return OptionalInt.empty();
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.resilience.ratelimit.store;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -266,6 +267,16 @@ final class StoreRateLimiter implements RateLimiter {
 	@Override
 	public OptionalLong getKeyCount() {
 		return this.store.keyCount();
+	}
+
+	@Override
+	public OptionalInt getConcurrencyLimit() {
+		RateLimiterSettings settings = this.current.settings();
+		if (settings.maxConcurrent() == 0) {
+			return OptionalInt.empty();
+		}
+		return (settings.adaptiveConcurrency() != null) ? this.store.concurrencyLimit()
+				: OptionalInt.of(settings.maxConcurrent());
 	}
 
 	@Override

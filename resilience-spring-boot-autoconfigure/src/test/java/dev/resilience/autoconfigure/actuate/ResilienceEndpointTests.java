@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Configuration;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.AdaptiveConcurrencyDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.HttpClientDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.KeyState;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.PauseOnThrottleDescriptor;
@@ -26,6 +27,8 @@ import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.ResilienceDescrip
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.TokenBucketDescriptor;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.WindowDescriptor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -62,11 +65,11 @@ class ResilienceEndpointTests {
 			ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
 			assertThat(descriptor.rateLimiters().keySet()).containsExactly("partner-api", "bucket");
 			assertThat(descriptor.rateLimiters().get("partner-api")).isEqualTo(new RateLimiterDescriptor("memory", null,
-					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, Duration.ofMinutes(1), Duration.ZERO,
+					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, null, Duration.ofMinutes(1), Duration.ZERO,
 					1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
 			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(new RateLimiterDescriptor("memory",
 					new TokenBucketDescriptor(10, 5, Duration.ofSeconds(1), "GREEDY"), List.of(), "LOG", 2,
-					Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
+					null, Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
 		});
 	}
 
@@ -116,7 +119,7 @@ class ResilienceEndpointTests {
 				limiter.pause("alice", Duration.ofMillis(2500).plusNanos(1));
 				Instant end = NOW.plusMillis(2501);
 				KeyState paused = endpoint.rateLimiterKey("partner-api", "alice");
-				assertThat(paused).isEqualTo(new KeyState("partner-api", "alice", 0, 3, 0, 0, end, List.of(
+				assertThat(paused).isEqualTo(new KeyState("partner-api", "alice", 0, 3, 0, 0, null, end, List.of(
 						new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 0, Duration.ofMillis(2500).plusNanos(1)))));
 				ticker.advance(Duration.ofSeconds(1));
 				assertThat(endpoint.rateLimiterKey("partner-api", "alice").pausedUntil()).isEqualTo(end);
@@ -150,12 +153,71 @@ class ResilienceEndpointTests {
 			context.getBean(TestTicker.class).advance(Duration.ofSeconds(2));
 			KeyState first = endpoint.rateLimiterKey("partner-api", "alice");
 			KeyState second = endpoint.rateLimiterKey("partner-api", "alice");
-			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0, null,
+			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0, null, null,
 					List.of(new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
 			assertThat(first).isEqualTo(expected);
 			assertThat(second).isEqualTo(expected);
 			assertThat(limiter.inspect("alice").getRemaining()).isEqualTo(2);
 		});
+	}
+
+	@Test
+	void resilienceShouldListAnAdaptiveLimitersSettingsInForce() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.llm.max-concurrent=adaptive",
+					"resilience.rate-limiters.llm.adaptive-concurrency.algorithm=vegas",
+					"resilience.rate-limiters.llm.adaptive-concurrency.initial-limit=8",
+					"resilience.rate-limiters.llm.adaptive-concurrency.min-limit=2",
+					"resilience.rate-limiters.llm.adaptive-concurrency.max-limit=40")
+			.run((context) -> {
+				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
+				RateLimiterDescriptor llm = endpoint.resilience().rateLimiters().get("llm");
+				assertThat(llm.maxConcurrent()).isEqualTo(40);
+				assertThat(llm.adaptiveConcurrency()).isEqualTo(new AdaptiveConcurrencyDescriptor("VEGAS", 8, 2, 40));
+				assertThat(endpoint.resilience().rateLimiters().get("bucket").adaptiveConcurrency()).isNull();
+				context.getBean(RateLimiterRegistry.class)
+					.updateSettings("llm", RateLimiterSettings.builder()
+						.adaptiveConcurrency(new AdaptiveConcurrencySettings(AdaptiveConcurrencySettings.Algorithm.AIMD, 4,
+								1, 20), Duration.ofMinutes(1))
+						.build());
+				assertThat(endpoint.resilience().rateLimiters().get("llm").adaptiveConcurrency())
+					.isEqualTo(new AdaptiveConcurrencyDescriptor("AIMD", 4, 1, 20));
+			});
+	}
+
+	/**
+	 * An adaptive limiter's key shows its own limit in force and its calls in flight: a key that
+	 * ended no call is at {@code initial-limit}, one whose calls were dropped lower.
+	 */
+	@Test
+	void rateLimiterKeyShouldShowTheKeysAdaptiveLimitAndCallsInFlight() {
+		this.contextRunner
+			.withPropertyValues("resilience.rate-limiters.llm.max-concurrent=adaptive",
+					"resilience.rate-limiters.llm.adaptive-concurrency.initial-limit=10")
+			.run((context) -> {
+				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("llm");
+				TestTicker ticker = context.getBean(TestTicker.class);
+				KeyState fresh = endpoint.rateLimiterKey("llm", "alice");
+				assertThat(fresh.adaptiveLimit()).isEqualTo(10);
+				assertThat(fresh.maxConcurrent()).isEqualTo(10);
+				for (int i = 0; i < 2; i++) {
+					Permit permit = limiter.acquire("alice", 1, Duration.ZERO);
+					ticker.advance(Duration.ofMillis(10));
+					permit.recordDrop();
+					permit.close();
+				}
+				Permit held = limiter.acquire("alice", 1, Duration.ZERO);
+				KeyState cut = endpoint.rateLimiterKey("llm", "alice");
+				assertThat(cut.adaptiveLimit()).isEqualTo(8);
+				assertThat(cut.maxConcurrent()).isEqualTo(8);
+				assertThat(cut.inFlight()).isEqualTo(1);
+				held.close();
+				assertThat(endpoint.rateLimiterKey("llm", "alice").inFlight()).isZero();
+				assertThat(endpoint.rateLimiterKey("llm", "bob").adaptiveLimit()).isEqualTo(10);
+				assertThat(endpoint.rateLimiterKey("bucket", "alice").adaptiveLimit()).isNull();
+				assertThat(endpoint.rateLimiterKey("bucket", "alice").maxConcurrent()).isEqualTo(2);
+			});
 	}
 
 	@Test

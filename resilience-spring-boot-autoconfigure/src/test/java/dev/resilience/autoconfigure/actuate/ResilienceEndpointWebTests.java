@@ -23,6 +23,7 @@ import dev.resilience.autoconfigure.ratelimit.RateLimitedAdvisor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterMetrics;
 import dev.resilience.autoconfigure.web.RateLimitExceptionHandler;
 import dev.resilience.autoconfigure.web.RateLimitResponseHeaders;
+import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
@@ -56,7 +57,10 @@ import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.
 				"resilience.rate-limiters.paused.pause-on-throttle.enabled=true",
 				"resilience.rate-limiters.paused.pause-on-throttle.statuses=429",
 				"resilience.rate-limiters.paused.pause-on-throttle.max-pause=1m",
-				"resilience.rate-limiters.paused.http-client.hosts=api.partner.example" })
+				"resilience.rate-limiters.paused.http-client.hosts=api.partner.example",
+				"resilience.rate-limiters.llm.max-concurrent=adaptive",
+				"resilience.rate-limiters.llm.adaptive-concurrency.initial-limit=6",
+				"resilience.rate-limiters.llm.adaptive-concurrency.max-limit=30" })
 @AutoConfigureMockMvc
 class ResilienceEndpointWebTests {
 
@@ -93,7 +97,7 @@ class ResilienceEndpointWebTests {
 	void getShouldListLimitersWithSettings() throws Exception {
 		this.mvc.perform(get("/actuator/resilience"))
 			.andExpect(status().isOk())
-			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(4)))
+			.andExpect(jsonPath("$.rateLimiters", aMapWithSize(5)))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.store").value("memory"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.tokenBucket").value(nullValue()))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.windows.length()").value(1))
@@ -121,7 +125,7 @@ class ResilienceEndpointWebTests {
 				.andExpect(status().isOk())
 				.andExpect(content().json("""
 						{"limiter":"partner-api","key":"alice","remaining":2,"limit":3,"inFlight":0,"maxConcurrent":0,
-						 "paused-until":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
+						 "adaptiveLimit":null,"paused-until":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
 						""", JsonCompareMode.STRICT));
 		}
 		assertThat(this.registry.get("partner-api").inspect("alice").getRemaining()).isEqualTo(2);
@@ -175,6 +179,44 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.events[0].key").value(nullValue()))
 			.andExpect(jsonPath("$.events[0].details.pause").value("PT30S"))
 			.andExpect(content().string(not(containsString("dave"))));
+	}
+
+	/**
+	 * An adaptive limiter lists its adaptive settings; its key shows the key's own limit and
+	 * calls in flight, which the list and the gauge never name the key of.
+	 */
+	@Test
+	void getShouldShowAnAdaptiveLimitersSettingsAndOneKeysLimit(@Autowired MeterRegistry meters) throws Exception {
+		RateLimiter limiter = this.registry.get("llm");
+		Permit dropped = limiter.acquire("frank", 1, Duration.ZERO);
+		dropped.recordDrop();
+		dropped.close();
+		Permit held = limiter.acquire("frank", 1, Duration.ZERO);
+		try {
+			this.mvc.perform(get("/actuator/resilience"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.rateLimiters.llm.maxConcurrent").value(30))
+				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.algorithm").value("GRADIENT"))
+				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.initialLimit").value(6))
+				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.minLimit").value(1))
+				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.maxLimit").value(30))
+				.andExpect(jsonPath("$.rateLimiters.partner-api.adaptiveConcurrency").value(nullValue()))
+				.andExpect(content().string(not(containsString("frank"))));
+			this.mvc.perform(get("/actuator/resilience/llm").param("key", "frank"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.key").value("frank"))
+				.andExpect(jsonPath("$.inFlight").value(1))
+				.andExpect(jsonPath("$.maxConcurrent").value(5))
+				.andExpect(jsonPath("$.adaptiveLimit").value(5));
+			assertThat(meters.get("resilience.ratelimiter.concurrency.limit").tags("name", "llm").gauge().value())
+				.isEqualTo(5.0);
+			assertThat(meters.get("resilience.ratelimiter.concurrency.limit").gauges())
+				.flatMap((gauge) -> gauge.getId().getTags())
+				.noneMatch((tag) -> tag.getValue().contains("frank"));
+		}
+		finally {
+			held.close();
+		}
 	}
 
 	@Test
