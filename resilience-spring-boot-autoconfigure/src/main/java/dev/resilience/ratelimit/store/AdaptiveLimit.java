@@ -21,8 +21,9 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * (Netflix concurrency-limits #134). Calls that started before the last cut saw the limit before
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
  * would never grow back from.</li>
- * <li><b>Growth is one call at a time.</b> Between congested calls the limit follows the
- * algorithm down at once, and up by one per ended call; and an algorithm whose own estimate ran
+ * <li><b>Growth is one call at a time, and only of a limit in use.</b> Between congested calls the
+ * limit follows the algorithm down at once, and up by one per ended call that found the limit
+ * full; and an algorithm whose own estimate ran
  * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
  * <li><b>The lowest latency is forgotten.</b> It is the lowest of the last one to two periods of
  * {@link #BASELINE_PERIOD_NANOS}, so that a partner slower for good becomes the new normal
@@ -118,7 +119,10 @@ final class AdaptiveLimit {
 		}
 		this.algorithm.onSample(start, latency, inFlight, false);
 		int proposed = this.algorithm.getLimit();
-		this.limit = clamp(this.settings, Math.min(proposed, this.limit + 1));
+		// A limit not in use is not raised (RFC 7661): callers that never fill it say nothing about
+		// a higher one, and a limit grown far above them takes many cuts to come down.
+		int grown = (inFlight >= this.limit) ? this.limit + 1 : this.limit;
+		this.limit = clamp(this.settings, Math.min(proposed, grown));
 		if (proposed > 2 * this.limit) {
 			this.algorithm = algorithm(this.settings, this.limit);
 		}
