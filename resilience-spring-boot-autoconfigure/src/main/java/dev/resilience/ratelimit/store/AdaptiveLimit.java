@@ -16,7 +16,8 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * <ul>
  * <li><b>A congested call cuts, once per round trip.</b> A call that ends with a drop, or whose
  * latency is more than {@value #CONGESTED_RATIO} times the lowest seen, cuts the limit to
- * {@value #CUT_RATIO} of itself, whatever the algorithm: Gradient2 ignores drops, and its
+ * {@value #CUT_RATIO} of itself, or in proportion to how far its latency is over that (to no less
+ * than {@value #DEEPEST_CUT_RATIO}), whatever the algorithm: Gradient2 ignores drops, and its
  * long-term average follows a partner that queues until its queue term makes the limit creep up
  * (Netflix concurrency-limits #134). Calls that started before the last cut saw the limit before
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
@@ -37,8 +38,14 @@ final class AdaptiveLimit {
 	/** How many times the lowest latency a call may take before it counts as congested. */
 	static final double CONGESTED_RATIO = 2.0;
 
-	/** The share of the limit a cut keeps. */
+	/** The share of the limit a cut keeps, at most. */
 	static final double CUT_RATIO = 0.9;
+
+	/**
+	 * The share of the limit a cut keeps, at least: a call far slower than congested cuts to
+	 * {@value #CONGESTED_RATIO} × lowest ÷ its latency of the limit, no lower than this.
+	 */
+	static final double DEEPEST_CUT_RATIO = 0.5;
 
 	/** How long the lowest latency seen counts: for one to two of these. */
 	static final long BASELINE_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
@@ -113,7 +120,10 @@ final class AdaptiveLimit {
 			if (start >= this.lastCut) {
 				this.lastCut = end;
 				this.algorithm.onSample(start, latency, inFlight, dropped);
-				this.limit = clamp(this.settings, Math.min(this.algorithm.getLimit(), (int) (this.limit * CUT_RATIO)));
+				// The further the latency is over congested, the longer the partner's queue: cut in
+				// proportion, so that a partner whose capacity fell is found in a few round trips.
+				double keep = Math.max(DEEPEST_CUT_RATIO, Math.min(CUT_RATIO, CONGESTED_RATIO * lowest / latency));
+				this.limit = clamp(this.settings, Math.min(this.algorithm.getLimit(), (int) (this.limit * keep)));
 			}
 			return;
 		}
