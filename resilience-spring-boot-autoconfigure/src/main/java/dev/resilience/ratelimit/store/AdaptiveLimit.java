@@ -26,9 +26,16 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * limit follows the algorithm down at once, and up by one per ended call that found the limit
  * full; and an algorithm whose own estimate ran
  * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
- * <li><b>The lowest latency is forgotten.</b> It is the lowest of the last one to two periods of
- * {@link #BASELINE_PERIOD_NANOS}, so that a partner slower for good becomes the new normal
- * instead of a congestion that never ends.</li>
+ * <li><b>The lowest latency is measured without a queue of ours.</b> A latency measured while the
+ * limit fills the partner's queue holds that queue, and twice it allows a queue twice as long: a
+ * lowest latency forgotten and measured again under load makes the limit creep up each time. So
+ * the lowest latency is measured by a probe, as Envoy's adaptive concurrency filter and BBR's
+ * ProbeRTT do: the limit is held at {@code min-limit} until {@value #PROBE_CALLS} calls that started
+ * after the probe began have ended, and the lowest of their latencies replaces the lowest seen
+ * (which any faster call lowers meanwhile). The first probe is at the key's first call, the next
+ * ones every {@link #PROBE_INTERVAL_NANOS}, or further apart when a probe takes more than
+ * 1/{@value #PROBE_INTERVAL_FACTOR} of that: a partner slower for good becomes the new normal at
+ * the next probe instead of a congestion that never ends.</li>
  * </ul>
  * Mutable and not thread safe: the key's monitor guards it. Time comes from the store's ticker,
  * so tests move it by hand.
@@ -47,8 +54,14 @@ final class AdaptiveLimit {
 	 */
 	static final double DEEPEST_CUT_RATIO = 0.5;
 
-	/** How long the lowest latency seen counts: for one to two of these. */
-	static final long BASELINE_PERIOD_NANOS = TimeUnit.SECONDS.toNanos(10);
+	/** How many calls, at {@code min-limit} in flight, measure the lowest latency. */
+	static final int PROBE_CALLS = 5;
+
+	/** How long the lowest latency a probe measured counts, at least. */
+	static final long PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+	/** A probe and the time to the next one are at least this many times the probe's length. */
+	static final int PROBE_INTERVAL_FACTOR = 50;
 
 	private final AdaptiveConcurrencySettings settings;
 
@@ -56,12 +69,19 @@ final class AdaptiveLimit {
 
 	private int limit;
 
-	/** When the current period of the lowest latency began. */
-	private long periodStart;
+	/** The lowest latency: of the last probe's calls, or of any call since, when lower. */
+	private long lowest = Long.MAX_VALUE;
 
-	private long periodLowest = Long.MAX_VALUE;
+	/** When the probe in progress began; {@link Long#MIN_VALUE} while none is. */
+	private long probeStart;
 
-	private long previousLowest = Long.MAX_VALUE;
+	/** The calls of the probe in progress that have ended, and the lowest of their latencies. */
+	private int probeCalls;
+
+	private long probeLowest = Long.MAX_VALUE;
+
+	/** When the next probe begins, at the first call that ends from then on. */
+	private long nextProbe;
 
 	/** When the limit was last cut; calls that started before then do not cut again. */
 	private long lastCut = Long.MIN_VALUE;
@@ -79,7 +99,7 @@ final class AdaptiveLimit {
 		this.settings = settings;
 		this.limit = limit;
 		this.algorithm = algorithm(settings, limit);
-		this.periodStart = now;
+		this.probeStart = now;
 	}
 
 	/**
@@ -98,11 +118,11 @@ final class AdaptiveLimit {
 	}
 
 	/**
-	 * Returns the limit in force.
+	 * Returns the limit in force: {@code min-limit} while a probe measures the lowest latency.
 	 * @return how many calls of the key may be in flight
 	 */
 	int limit() {
-		return this.limit;
+		return (this.probeStart != Long.MIN_VALUE) ? this.settings.minLimit() : this.limit;
 	}
 
 	/**
@@ -114,7 +134,11 @@ final class AdaptiveLimit {
 	 */
 	void onSample(long start, long end, int inFlight, boolean dropped) {
 		long latency = Math.max(1, end - start);
-		long lowest = lowestLatency(end, latency);
+		if (probing(start, end, latency)) {
+			return;
+		}
+		this.lowest = Math.min(this.lowest, latency);
+		long lowest = this.lowest;
 		boolean congested = dropped || latency > CONGESTED_RATIO * lowest;
 		if (congested) {
 			if (start >= this.lastCut) {
@@ -138,16 +162,30 @@ final class AdaptiveLimit {
 		}
 	}
 
-	/** The lowest latency of this period and the one before, after counting {@code latency}. */
-	private long lowestLatency(long now, long latency) {
-		long sincePeriodStart = now - this.periodStart;
-		if (sincePeriodStart >= BASELINE_PERIOD_NANOS) {
-			this.previousLowest = (sincePeriodStart < 2 * BASELINE_PERIOD_NANOS) ? this.periodLowest : Long.MAX_VALUE;
-			this.periodLowest = Long.MAX_VALUE;
-			this.periodStart = now;
+	/**
+	 * Counts a call towards the probe in progress, or begins one when it is due; returns whether
+	 * the call was the probe's (or ended during it), so not to be learnt from otherwise: calls
+	 * that started before the probe waited behind the queue it drains.
+	 */
+	private boolean probing(long start, long end, long latency) {
+		if (this.probeStart == Long.MIN_VALUE) {
+			if (end - this.nextProbe < 0) {
+				return false;
+			}
+			this.probeStart = end;
+			this.probeCalls = 0;
+			this.probeLowest = Long.MAX_VALUE;
+			return true;
 		}
-		this.periodLowest = Math.min(this.periodLowest, latency);
-		return Math.min(this.periodLowest, this.previousLowest);
+		if (start - this.probeStart >= 0) {
+			this.probeLowest = Math.min(this.probeLowest, latency);
+			if (++this.probeCalls >= PROBE_CALLS) {
+				this.lowest = this.probeLowest;
+				this.nextProbe = end + Math.max(PROBE_INTERVAL_NANOS, PROBE_INTERVAL_FACTOR * (end - this.probeStart));
+				this.probeStart = Long.MIN_VALUE;
+			}
+		}
+		return true;
 	}
 
 	private static int clamp(AdaptiveConcurrencySettings settings, int limit) {
