@@ -16,8 +16,8 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * <ul>
  * <li><b>A congested call cuts, once per round trip.</b> A call that ends with a drop, or whose
  * latency is more than {@value #CONGESTED_RATIO} times the lowest seen, cuts the limit to
- * {@value #CUT_RATIO} of itself, or in proportion to how far its latency is over that (to no less
- * than {@value #DEEPEST_CUT_RATIO}), whatever the algorithm: Gradient2 ignores drops, and its
+ * {@value #CUT_RATIO} of itself, or in proportion to how far the recent latency (a moving
+ * average) is over that, to no less than {@value #DEEPEST_CUT_RATIO}, whatever the algorithm: Gradient2 ignores drops, and its
  * long-term average follows a partner that queues until its queue term makes the limit creep up
  * (Netflix concurrency-limits #134). Calls that started before the last cut saw the limit before
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
@@ -54,6 +54,9 @@ final class AdaptiveLimit {
 	 */
 	static final double DEEPEST_CUT_RATIO = 0.5;
 
+	/** The weight of each call's latency in the recent latency, which sizes the cuts. */
+	static final double RECENT_WEIGHT = 0.1;
+
 	/** How many calls, at {@code min-limit} in flight, measure the lowest latency. */
 	static final int PROBE_CALLS = 5;
 
@@ -68,6 +71,9 @@ final class AdaptiveLimit {
 	private Limit algorithm;
 
 	private int limit;
+
+	/** A moving average of the latencies of the calls outside probes; 0 before the first. */
+	private double recent;
 
 	/** The lowest latency: of the last probe's calls, or of any call since, when lower. */
 	private long lowest = Long.MAX_VALUE;
@@ -139,14 +145,18 @@ final class AdaptiveLimit {
 		}
 		this.lowest = Math.min(this.lowest, latency);
 		long lowest = this.lowest;
+		this.recent = (this.recent == 0) ? latency : this.recent + RECENT_WEIGHT * (latency - this.recent);
 		boolean congested = dropped || latency > CONGESTED_RATIO * lowest;
 		if (congested) {
 			if (start >= this.lastCut) {
 				this.lastCut = end;
 				this.algorithm.onSample(start, latency, inFlight, dropped);
 				// The further the latency is over congested, the longer the partner's queue: cut in
-				// proportion, so that a partner whose capacity fell is found in a few round trips.
-				double keep = Math.max(DEEPEST_CUT_RATIO, Math.min(CUT_RATIO, CONGESTED_RATIO * lowest / latency));
+				// proportion, so that a partner whose capacity fell is found in a few round trips. By
+				// the recent latency, unless this one is lower: one call stalled (a pause, a thread
+				// that waited for a core) says little about the partner's queue.
+				double keep = Math.max(DEEPEST_CUT_RATIO,
+						Math.min(CUT_RATIO, CONGESTED_RATIO * lowest / Math.min(latency, this.recent)));
 				this.limit = clamp(this.settings, Math.min(this.algorithm.getLimit(), (int) (this.limit * keep)));
 			}
 			return;
