@@ -22,9 +22,11 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
  * (Netflix concurrency-limits #134). Calls that started before the last cut saw the limit before
  * it, so they do not cut again: a burst of drops is one cut, not a collapse to the minimum it
  * would never grow back from.</li>
- * <li><b>Growth is one call at a time, and only of a limit in use.</b> Between congested calls the
- * limit follows the algorithm down at once, and up by one per ended call that found the limit
- * full; and an algorithm whose own estimate ran
+ * <li><b>Growth is one step a round trip, and only of a limit in use.</b> Between congested calls
+ * the limit follows the algorithm down at once, and up by one per ended call that found the limit
+ * full until the first cut, then by one per round trip of such calls (TCP's slow start, then its
+ * congestion avoidance: a step a call doubles the limit each round trip, well past where the
+ * queue shows, before a cut a round trip can undo it); and an algorithm whose own estimate ran
  * away to more than twice the limit in force (it is never told of our cuts) is restarted there.</li>
  * <li><b>The lowest latency is measured without a queue of ours.</b> A latency measured while the
  * limit fills the partner's queue holds that queue, and twice it allows a queue twice as long: a
@@ -89,6 +91,14 @@ final class AdaptiveLimit {
 	/** When the next probe begins, at the first call that ends from then on. */
 	private long nextProbe;
 
+	/**
+	 * Growth earned towards the next step up, after the first cut: one step per round trip of
+	 * uncongested calls (1/limit a call), as TCP's congestion avoidance; before it, a step a call.
+	 */
+	private double credit;
+
+	private boolean cutOnce;
+
 	/** When the limit was last cut; calls that started before then do not cut again. */
 	private long lastCut = Long.MIN_VALUE;
 
@@ -150,6 +160,8 @@ final class AdaptiveLimit {
 		if (congested) {
 			if (start >= this.lastCut) {
 				this.lastCut = end;
+				this.cutOnce = true;
+				this.credit = 0;
 				this.algorithm.onSample(start, latency, inFlight, dropped);
 				// The further the latency is over congested, the longer the partner's queue: cut in
 				// proportion, so that a partner whose capacity fell is found in a few round trips. By
@@ -165,7 +177,14 @@ final class AdaptiveLimit {
 		int proposed = this.algorithm.getLimit();
 		// A limit not in use is not raised (RFC 7661): callers that never fill it say nothing about
 		// a higher one, and a limit grown far above them takes many cuts to come down.
-		int grown = (inFlight >= this.limit) ? this.limit + 1 : this.limit;
+		int grown = this.limit;
+		if (inFlight >= this.limit) {
+			this.credit += this.cutOnce ? 1.0 / this.limit : 1;
+			if (this.credit >= 1) {
+				this.credit -= 1;
+				grown++;
+			}
+		}
 		this.limit = clamp(this.settings, Math.min(proposed, grown));
 		if (proposed > 2 * this.limit) {
 			this.algorithm = algorithm(this.settings, this.limit);
