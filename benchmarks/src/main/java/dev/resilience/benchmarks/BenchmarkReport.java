@@ -107,8 +107,8 @@ public final class BenchmarkReport {
 				versions(System.getProperty("java.class.path", "")));
 		Files.createDirectories(out.toAbsolutePath().getParent());
 		String previous = Files.exists(out) ? Files.readString(out) : "";
-		Files.writeString(out, HTTP_SECTION.keep(previous,
-				RedisPauseCost.SECTION.keep(previous, RedisBenchmarkReport.SECTION.keep(previous, report.toMarkdown(machine())))));
+		Files.writeString(out, AdaptiveConcurrencySimulation.SECTION.keep(previous, HTTP_SECTION.keep(previous,
+				RedisPauseCost.SECTION.keep(previous, RedisBenchmarkReport.SECTION.keep(previous, report.toMarkdown(machine()))))));
 		System.out.println("Wrote " + out);
 	}
 

@@ -1,0 +1,394 @@
+package dev.resilience.ratelimit.store;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterSettings;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The real-time wiring test of {@code max-concurrent: adaptive} (SPEC §11, issue 38's "Done when"):
+ * 32 callers call a real HTTP partner on a loopback port through a limiter, once with a fixed
+ * {@code max-concurrent: 32} and once with {@code adaptive} (the defaults: gradient, 10, 1 to 200),
+ * while the partner's capacity goes from 4 to 12 to 2 requests at once, 20 ms each. Measured in
+ * the partner: the mean requests inside it (from its handler's entry to the response written, the
+ * time-integral over the phase), the requests it completed, and how busy its capacity was.
+ * <p>
+ * Real time on a shared machine: each phase is measured after a settling time, and the bounds are
+ * the issue's, not tighter. The numbers and the adaptive limit over time are printed.
+ */
+@Tag("real-time")
+@Tag("not-under-mutation")
+class AdaptiveConcurrencyPartnerTests {
+
+	private static final int CALLERS = 32;
+
+	private static final Duration SERVICE = Duration.ofMillis(20);
+
+	/** Long enough that callers wait for a permit rather than fail; rejections are counted anyway. */
+	private static final Duration MAX_WAIT = Duration.ofSeconds(10);
+
+	private static final Duration LEASE_TIMEOUT = Duration.ofSeconds(30);
+
+	private static final String KEY = "partner";
+
+	/** The capacity 4, 12, 2; the first phase's settling time holds the JIT's warm-up too. */
+	private static final List<Phase> PHASES = List.of(new Phase(4, Duration.ofMillis(2500), Duration.ofSeconds(4)),
+			new Phase(12, Duration.ofMillis(1500), Duration.ofSeconds(4)),
+			new Phase(2, Duration.ofMillis(1500), Duration.ofSeconds(4)));
+
+	@Test
+	void adaptiveLimitKeepsThePartnersQueueShortAndFollowsItsCapacity() throws Exception {
+		Run fixed = run("fixed 32", RateLimiterSettings.builder().maxConcurrent(32, LEASE_TIMEOUT).build());
+		Run adaptive = run("adaptive",
+				RateLimiterSettings.builder()
+					.adaptiveConcurrency(AdaptiveConcurrencySettings.DEFAULTS, LEASE_TIMEOUT)
+					.build());
+		System.out.println(report(fixed, adaptive));
+
+		Measured fixed4 = fixed.phases().get(0);
+		Measured adaptive4 = adaptive.phases().get(0);
+		assertThat(adaptive4.meanInside()).as("capacity 4: mean inside, adaptive vs 40%% of fixed 32's")
+			.isLessThanOrEqualTo(0.4 * fixed4.meanInside());
+		assertThat(adaptive4.throughput()).as("capacity 4: throughput, adaptive vs 80%% of fixed 32's")
+			.isGreaterThanOrEqualTo(0.8 * fixed4.throughput());
+		assertThat(adaptive.phases().get(1).throughput()).as("capacity 12: throughput, adaptive vs 80%% of fixed 32's")
+			.isGreaterThanOrEqualTo(0.8 * fixed.phases().get(1).throughput());
+		Measured adaptive2 = adaptive.phases().get(2);
+		assertThat(adaptive2.meanInside()).as("capacity 2: mean inside, adaptive").isLessThanOrEqualTo(6);
+		assertThat(adaptive2.busy()).as("capacity 2: the share of the partner's capacity in use, adaptive")
+			.isGreaterThanOrEqualTo(0.8);
+		assertThat(adaptive.rejections() + fixed.rejections()).as("rejected calls").isZero();
+		assertThat(adaptive.failures() + fixed.failures()).as("failed calls").isZero();
+	}
+
+	/** Runs the phases against a fresh partner through a limiter with the given settings. */
+	private static Run run(String name, RateLimiterSettings settings) throws Exception {
+		RateLimiter limiter = StoreRateLimiterRegistry.builder().limiter(name, settings).build().get(name);
+		Partner partner = new Partner(PHASES.get(0).capacity());
+		HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+		HttpRequest request = HttpRequest.newBuilder(partner.uri()).timeout(Duration.ofSeconds(30)).build();
+		AtomicBoolean stop = new AtomicBoolean();
+		AtomicLong rejections = new AtomicLong();
+		AtomicLong failures = new AtomicLong();
+		Calls calls = new Calls();
+		ExecutorService callers = Executors.newFixedThreadPool(CALLERS);
+		ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+		List<String> timeline = new ArrayList<>();
+		long start = System.nanoTime();
+		try {
+			sampler.scheduleAtFixedRate(() -> timeline.add(String.format(Locale.ROOT, "%5.1f s  limit %3d  held %3d  inside %3d",
+					(System.nanoTime() - start) / 1e9, limiter.inspect(KEY).getMaxConcurrent(),
+					limiter.inspect(KEY).getInFlight(), partner.inside())),
+					250, 250, TimeUnit.MILLISECONDS);
+			List<Future<?>> running = new ArrayList<>();
+			for (int i = 0; i < CALLERS; i++) {
+				running.add(callers.submit(() -> {
+					while (!stop.get()) {
+						long asked = System.nanoTime();
+						try (Permit permit = limiter.acquire(KEY, 1, MAX_WAIT)) {
+							long admitted = System.nanoTime();
+							HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
+							long ended = System.nanoTime();
+							calls.record(admitted - asked, ended - admitted);
+							if (response.statusCode() != 200) {
+								failures.incrementAndGet();
+							}
+						}
+						catch (RateLimitExceededException ex) {
+							rejections.incrementAndGet();
+						}
+						catch (IOException ex) {
+							failures.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			List<Measured> phases = new ArrayList<>();
+			for (Phase phase : PHASES) {
+				partner.capacity(phase.capacity());
+				sleep(phase.settle());
+				Partner.Snapshot from = partner.snapshot();
+				long[] callsFrom = calls.snapshot();
+				sleep(phase.measure());
+				phases.add(partner.snapshot().since(from, phase.capacity(), calls.since(callsFrom)));
+			}
+			stop.set(true);
+			for (Future<?> caller : running) {
+				caller.get(30, TimeUnit.SECONDS);
+			}
+			sampler.shutdown();
+			assertThat(sampler.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+			return new Run(name, phases, List.copyOf(timeline), rejections.get(), failures.get());
+		}
+		finally {
+			stop.set(true);
+			callers.shutdownNow();
+			sampler.shutdownNow();
+			partner.stop();
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		long deadline = System.nanoTime() + duration.toNanos();
+		for (long left = duration.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+			LockSupport.parkNanos(left);
+		}
+	}
+
+	private static String report(Run fixed, Run adaptive) {
+		StringBuilder out = new StringBuilder("\nmax-concurrent: adaptive against a real partner, ").append(CALLERS)
+			.append(" callers, ")
+			.append(SERVICE.toMillis())
+			.append(" ms a request\n");
+		out.append("| capacity | limiter | mean inside | completed/s | busy | ms inside | ms waited | ms held "
+				+ "| adaptive ÷ fixed: inside | throughput |\n");
+		out.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+		for (int i = 0; i < PHASES.size(); i++) {
+			Measured f = fixed.phases().get(i);
+			Measured a = adaptive.phases().get(i);
+			out.append(row(PHASES.get(i), fixed.name(), f, "")).append('\n');
+			out.append(row(PHASES.get(i), adaptive.name(), a, String.format(Locale.ROOT, " %.2f | %.2f |",
+					a.meanInside() / f.meanInside(), a.throughput() / f.throughput())))
+				.append('\n');
+		}
+		out.append("rejections: fixed ")
+			.append(fixed.rejections())
+			.append(", adaptive ")
+			.append(adaptive.rejections())
+			.append("; failures: fixed ")
+			.append(fixed.failures())
+			.append(", adaptive ")
+			.append(adaptive.failures())
+			.append('\n');
+		out.append("adaptive limit over time (phases start at 0, ");
+		long at = 0;
+		for (int i = 1; i < PHASES.size(); i++) {
+			at += PHASES.get(i - 1).settle().toMillis() + PHASES.get(i - 1).measure().toMillis();
+			out.append(String.format(Locale.ROOT, "%.1f", at / 1000.0)).append((i < PHASES.size() - 1) ? ", " : " s)\n");
+		}
+		for (int i = 0; i < adaptive.timeline().size(); i++) {
+			out.append(adaptive.timeline().get(i));
+			if (i < fixed.timeline().size()) {
+				out.append("    | fixed 32: ").append(fixed.timeline().get(i).substring(8));
+			}
+			out.append('\n');
+		}
+		return out.toString();
+	}
+
+	private static String row(Phase phase, String name, Measured measured, String ratios) {
+		return String.format(Locale.ROOT, "| %d | %s | %.2f | %.1f | %.0f%% | %.1f | %.1f | %.1f |%s", phase.capacity(),
+				name, measured.meanInside(), measured.throughput(), 100 * measured.busy(), measured.insideMillis(),
+				measured.waitMillis(), measured.heldMillis(), ratios.isEmpty() ? " | |" : ratios);
+	}
+
+	/** A capacity, how long after switching to it the partner is left to settle, and then measured. */
+	private record Phase(int capacity, Duration settle, Duration measure) {
+	}
+
+	/** One phase in the partner, as seen by it. */
+	private record Measured(double meanInside, double throughput, double busy, double insideMillis,
+			double waitMillis, double heldMillis) {
+	}
+
+	private record Run(String name, List<Measured> phases, List<String> timeline, long rejections, long failures) {
+	}
+
+	/**
+	 * The partner: an HTTP server on a loopback port that serves {@code capacity} requests at once,
+	 * {@link #SERVICE} each, first come first served (a fair semaphore); the others wait inside it.
+	 */
+	private static final class Partner {
+
+		private final HttpServer server;
+
+		private final ExecutorService handlers = Executors.newFixedThreadPool(4 * CALLERS);
+
+		private final Capacity permits;
+
+		private int capacity;
+
+		/** Requests from the handler's entry until their response was written. */
+		private final TimeIntegral inside = new TimeIntegral();
+
+		/** Requests holding one of the capacity's permits. */
+		private final TimeIntegral serving = new TimeIntegral();
+
+		private final AtomicLong completed = new AtomicLong();
+
+		Partner(int capacity) throws IOException {
+			this.capacity = capacity;
+			this.permits = new Capacity(capacity);
+			this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
+			this.server.createContext("/", this::handle);
+			this.server.setExecutor(this.handlers);
+			this.server.start();
+		}
+
+		URI uri() {
+			return URI.create("http://127.0.0.1:" + this.server.getAddress().getPort() + "/work");
+		}
+
+		private void handle(HttpExchange exchange) throws IOException {
+			this.inside.add(1);
+			try (exchange) {
+				this.permits.acquireUninterruptibly();
+				this.serving.add(1);
+				try {
+					sleep(SERVICE);
+				}
+				finally {
+					this.serving.add(-1);
+					this.permits.release();
+				}
+				exchange.getRequestBody().readAllBytes();
+				// No body: the headers go in one write. Headers and a body in two writes would wait
+				// for the client's delayed ACK (Nagle's algorithm), 40 ms a response on Linux.
+				exchange.sendResponseHeaders(200, -1);
+			}
+			finally {
+				this.completed.incrementAndGet();
+				this.inside.add(-1);
+			}
+		}
+
+		/** Changes the capacity at once: fewer permits may leave the semaphore below zero for a while. */
+		synchronized void capacity(int capacity) {
+			if (capacity > this.capacity) {
+				this.permits.release(capacity - this.capacity);
+			}
+			else {
+				this.permits.reduce(this.capacity - capacity);
+			}
+			this.capacity = capacity;
+		}
+
+		int inside() {
+			return this.inside.value();
+		}
+
+		Snapshot snapshot() {
+			long now = System.nanoTime();
+			return new Snapshot(now, this.inside.area(now), this.serving.area(now), this.completed.get());
+		}
+
+		void stop() {
+			this.server.stop(0);
+			this.handlers.shutdownNow();
+		}
+
+		/** The partner's counters at one moment; areas are in requests × nanoseconds. */
+		record Snapshot(long at, double insideArea, double servingArea, long completed) {
+
+			Measured since(Snapshot from, int capacity, double[] calls) {
+				double nanos = this.at - from.at;
+				long completed = this.completed - from.completed;
+				return new Measured((this.insideArea - from.insideArea) / nanos, completed / (nanos / 1e9),
+						(this.servingArea - from.servingArea) / nanos / capacity,
+						(this.insideArea - from.insideArea) / completed / 1e6, calls[0], calls[1]);
+			}
+
+		}
+
+	}
+
+	/** The callers' waits for a permit and the times they held one, in nanoseconds. */
+	private static final class Calls {
+
+		private long count;
+
+		private long waited;
+
+		private long held;
+
+		synchronized void record(long waited, long held) {
+			this.count++;
+			this.waited += waited;
+			this.held += held;
+		}
+
+		synchronized long[] snapshot() {
+			return new long[] { this.count, this.waited, this.held };
+		}
+
+		/** The mean wait and hold since the snapshot, in milliseconds. */
+		double[] since(long[] from) {
+			long[] now = snapshot();
+			double count = Math.max(1, now[0] - from[0]);
+			return new double[] { (now[1] - from[1]) / count / 1e6, (now[2] - from[2]) / count / 1e6 };
+		}
+
+	}
+
+	/** A fair semaphore whose permits can be taken away at once, even those in use. */
+	private static final class Capacity extends Semaphore {
+
+		Capacity(int permits) {
+			super(permits, true);
+		}
+
+		void reduce(int permits) {
+			reducePermits(permits);
+		}
+
+	}
+
+	/** A count and its integral over time. */
+	private static final class TimeIntegral {
+
+		private int value;
+
+		private long since = System.nanoTime();
+
+		private double area;
+
+		synchronized void add(int delta) {
+			long now = System.nanoTime();
+			this.area += this.value * (double) (now - this.since);
+			this.since = now;
+			this.value += delta;
+		}
+
+		synchronized int value() {
+			return this.value;
+		}
+
+		synchronized double area(long now) {
+			// the reading may predate a change made meanwhile: count from that change on
+			now = Math.max(now, this.since);
+			return this.area + this.value * (double) (now - this.since);
+		}
+
+	}
+
+}
