@@ -47,7 +47,7 @@ class ConfigurationMetadataTests {
 		assertThat(resilienceProperties()).filteredOn((property) -> "resilience.rate-limiters".equals(property.get("name")))
 			.singleElement()
 			.satisfies((property) -> assertThat((String) property.get("description")).contains("store", "token-bucket",
-					"windows", "window-algorithm", "max-concurrent", "lease-timeout", "max-wait",
+					"windows", "window-algorithm", "max-concurrent (a number, or adaptive)", "adaptive-concurrency", "lease-timeout", "max-wait",
 					"max-keys (the most keys the in-memory store holds, 1000000 by default)"));
 		assertThat(RateLimiterSettings.DEFAULT_MAX_KEYS).isEqualTo(1_000_000);
 		assertThat(new RateLimiterProperties().getMaxKeys()).isEqualTo(RateLimiterSettings.DEFAULT_MAX_KEYS);

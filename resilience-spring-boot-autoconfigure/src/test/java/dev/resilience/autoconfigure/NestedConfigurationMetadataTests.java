@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.jayway.jsonpath.JsonPath;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -49,6 +50,15 @@ class NestedConfigurationMetadataTests {
 		assertThat(properties).extracting((property) -> property.get("name"))
 			.containsExactlyInAnyOrder((Object[]) names.split(",\\s*"));
 		assertDescribed(properties);
+	}
+
+	@Test
+	void maxConcurrentShouldHintAdaptive() throws Exception {
+		String location = "META-INF/spring/configuration-metadata/" + PACKAGE + "ratelimit.RateLimiterProperties.json";
+		try (InputStream json = NestedConfigurationMetadataTests.class.getClassLoader().getResource(location).openStream()) {
+			List<String> values = JsonPath.read(json, "$.hints[?(@.name == 'max-concurrent')].values[*].value");
+			assertThat(values).contains("adaptive");
+		}
 	}
 
 	private static void assertDescribed(List<Map<String, Object>> properties) {

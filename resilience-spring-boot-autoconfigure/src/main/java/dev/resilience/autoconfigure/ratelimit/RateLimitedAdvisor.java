@@ -45,7 +45,7 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 		super(RateLimited.class, methods, new Interceptor(), order);
 	}
 
-	/** Decide, wait, run, read a throttle, give back: in the three forms. */
+	/** Decide, wait, run, read a throttle or a drop, give back: in the three forms. */
 	private static final class Interceptor implements BindingInterceptor<RateLimitedMethod> {
 
 		@Override
@@ -55,9 +55,10 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 					return AdmittedLimiters.call(method.limiterNames(), invocation::proceed);
 				}
 				catch (Throwable ex) {
-					// Paused before the permit goes back: a caller waiting for it then finds the pause.
-					if (method.pausesOnThrottle()) {
-						method.pauseIfThrottled(permit, ex);
+					// Read before the permit goes back: a caller waiting for it then finds the pause,
+					// and an adaptive limit learns of the drop.
+					if (method.watchesFailures()) {
+						method.readFailure(permit, ex);
 					}
 					throw ex;
 				}
@@ -104,7 +105,8 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 
 		/**
 		 * Runs the rest of the call marked as admitted by the method's limiters; a failure reaches
-		 * the caller once the keys its throttle signal pauses are paused.
+		 * the caller once the keys its throttle signal pauses are paused, and a drop is recorded on
+		 * the permit.
 		 */
 		private static CompletableFuture<@Nullable Object> proceedWatching(AsyncInvocation invocation,
 				RateLimitedMethod method, Permit permit) {
@@ -115,7 +117,7 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 			catch (Throwable ex) {
 				call = CompletableFuture.failedFuture(ex); // proceed() never throws; the marking neither
 			}
-			if (!method.pausesOnThrottle()) {
+			if (!method.watchesFailures()) {
 				return call;
 			}
 			CompletableFuture<@Nullable Object> watched = new CompletableFuture<>();
@@ -126,19 +128,22 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 					return;
 				}
 				Throwable cause = Stages.unwrap(failure);
-				method.pauseIfThrottledAsync(permit, cause, invocation.getScheduler())
+				method.readFailureAsync(permit, cause, invocation.getScheduler())
 					.whenComplete((paused, ignored) -> watched.completeExceptionally(cause));
 			});
 			return watched;
 		}
 
-		/** A publisher of the method marked as admitted by its limiters, whose failure pauses first. */
+		/**
+		 * A publisher of the method marked as admitted by its limiters, whose failure pauses and
+		 * records a drop first.
+		 */
 		private static Object watching(Object publisher, boolean flux, AsyncInvocation invocation,
 				RateLimitedMethod method, Permit permit) {
 			Object marked = ReactorCalls.contextWrite(publisher, flux,
 					(context) -> AdmittedLimiters.mark(context, method.limiterNames()));
-			return method.pausesOnThrottle() ? ReactorCalls.beforeError(marked, flux,
-					(failure) -> method.pauseIfThrottledAsync(permit, failure, invocation.getScheduler())) : marked;
+			return method.watchesFailures() ? ReactorCalls.beforeError(marked, flux,
+					(failure) -> method.readFailureAsync(permit, failure, invocation.getScheduler())) : marked;
 		}
 
 		/**

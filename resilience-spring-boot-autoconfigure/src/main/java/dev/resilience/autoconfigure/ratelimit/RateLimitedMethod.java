@@ -13,13 +13,15 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.Stages;
-import dev.resilience.ratelimit.PauseOnThrottleSettings;
+import dev.resilience.internal.Causes;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Throttle;
+import dev.resilience.ratelimit.ThrottleSignal;
 
 /**
  * The {@code @RateLimited} annotations of one method, read and checked: for each limiter, in the
@@ -62,13 +64,16 @@ final class RateLimitedMethod {
 	}
 
 	/**
-	 * Whether a limiter of the method pauses on throttle signals now: asked at each call's end, as
-	 * {@code pause-on-throttle} may be turned on or off at run time.
+	 * Whether a limiter of the method reads a failed call now: one that pauses on throttle signals,
+	 * or whose {@code max-concurrent} is adaptive and learns from drops. Asked at each call's end
+	 * (for a call that does not block, when it was admitted), as both may be turned on or off at
+	 * run time.
 	 * @return whether a failed call's exception is worth reading
 	 */
-	boolean pausesOnThrottle() {
+	boolean watchesFailures() {
 		for (Limit limit : this.limits) {
-			if (limit.limiter().getSettings().pauseOnThrottle().enabled()) {
+			RateLimiterSettings settings = limit.limiter().getSettings();
+			if (settings.pauseOnThrottle().enabled() || settings.adaptiveConcurrency() != null) {
 				return true;
 			}
 		}
@@ -76,14 +81,16 @@ final class RateLimitedMethod {
 	}
 
 	/**
-	 * After a call failed: pauses the call's key of each limiter of the method that pauses and
-	 * reads the failure as a throttle signal, on the caller's thread. Never throws: a pause that
-	 * cannot be stored is logged, and the call's own failure is what the caller gets.
+	 * After a call failed, before its permit is closed: records a drop on the permit when a
+	 * limiter of the method adapts its limit and reads the failure as one, and pauses the call's
+	 * key of each limiter of the method that pauses and reads the failure as a throttle signal, on
+	 * the caller's thread. Never throws: a pause that cannot be stored is logged, and the call's
+	 * own failure is what the caller gets.
 	 * @param permit the call's permit, which names each limiter's key
 	 * @param failure what the call ended with
 	 */
-	void pauseIfThrottled(Permit permit, Throwable failure) {
-		for (Pause pause : pauses(permit, failure)) {
+	void readFailure(Permit permit, Throwable failure) {
+		for (Pause pause : read(permit, failure)) {
 			try {
 				pause.limiter().pause(pause.key(), pause.throttle());
 			}
@@ -94,15 +101,16 @@ final class RateLimitedMethod {
 	}
 
 	/**
-	 * After a call failed: pauses as {@link #pauseIfThrottled} does, without holding the thread.
+	 * After a call failed: records a drop and pauses as {@link #readFailure} does, without holding
+	 * the thread; the drop is recorded before this returns.
 	 * @param permit the call's permit, which names each limiter's key
 	 * @param failure what the call ended with
 	 * @param continuation where to complete when a pause went to a remote store, so that the
 	 * caller is not told on the store client's thread
 	 * @return completes, always normally, once the pauses are stored (or failed)
 	 */
-	CompletableFuture<Void> pauseIfThrottledAsync(Permit permit, Throwable failure, Executor continuation) {
-		List<Pause> pauses = pauses(permit, failure);
+	CompletableFuture<Void> readFailureAsync(Permit permit, Throwable failure, Executor continuation) {
+		List<Pause> pauses = read(permit, failure);
 		if (pauses.isEmpty()) {
 			return CompletableFuture.completedFuture(null);
 		}
@@ -120,18 +128,37 @@ final class RateLimitedMethod {
 		return all.isDone() ? all : all.thenRunAsync(() -> { }, continuation);
 	}
 
-	/** The pauses a failed call asks for: one per limiter that pauses and reads it as a throttle. */
-	private List<Pause> pauses(Permit permit, Throwable failure) {
+	/**
+	 * Reads a failed call for each limiter of its permit, under that limiter's settings now: the
+	 * failure is a throttle signal when it carries a status of the limiter's
+	 * {@code pause-on-throttle.statuses} (read whether or not pausing is enabled) or a
+	 * {@link ThrottleSignal} bean reads it as one. Records a drop on the permit when a limiter
+	 * with adaptive concurrency finds a throttle signal or a timeout ({@link Causes#isTimeout});
+	 * the permit carries one flag, which only adaptive limiters heed.
+	 * @return the pauses the call asks for: one per limiter that pauses and finds a throttle signal
+	 */
+	private List<Pause> read(Permit permit, Throwable failure) {
 		List<Pause> pauses = new ArrayList<>(1);
+		boolean dropped = false;
 		for (RateLimitDecision decision : permit.getDecisions()) {
 			RateLimiter limiter = limiterNamed(decision.getLimiterName());
-			PauseOnThrottleSettings settings = (limiter != null) ? limiter.getSettings().pauseOnThrottle() : null;
-			if (limiter != null && settings.enabled()) {
-				Throttle throttle = this.throttles.read(failure, settings);
-				if (throttle != null) {
-					pauses.add(new Pause(limiter, decision.getKey(), throttle));
-				}
+			if (limiter == null) {
+				continue;
 			}
+			RateLimiterSettings settings = limiter.getSettings();
+			boolean pausing = settings.pauseOnThrottle().enabled();
+			boolean adapting = settings.adaptiveConcurrency() != null;
+			if (!pausing && (!adapting || dropped)) {
+				continue;
+			}
+			Throttle throttle = this.throttles.read(failure, settings.pauseOnThrottle());
+			if (pausing && throttle != null) {
+				pauses.add(new Pause(limiter, decision.getKey(), throttle));
+			}
+			dropped |= adapting && (throttle != null || Causes.isTimeout(failure));
+		}
+		if (dropped) {
+			permit.recordDrop();
 		}
 		return pauses;
 	}

@@ -16,6 +16,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
@@ -37,11 +39,14 @@ import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 @EnableConfigurationProperties(RateLimitingProperties.class)
 public final class RateLimiterAutoConfiguration {
 
+	/** A class of Netflix's concurrency-limits, which {@code max-concurrent: adaptive} needs. */
+	private static final String ADAPTIVE_ALGORITHMS = "com.netflix.concurrency.limits.Limit";
+
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiterRegistry resilienceRateLimiterRegistry(RateLimitingProperties properties, Ticker ticker, Sleeper sleeper,
 			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores,
-			ResilienceObservations observations) {
+			ResilienceObservations observations, ResourceLoader resourceLoader) {
 		StoreRateLimiterRegistry.Builder builder = StoreRateLimiterRegistry.builder()
 			.ticker(ticker)
 			.observations(observations)
@@ -59,6 +64,13 @@ public final class RateLimiterAutoConfiguration {
 				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is " + limiter.getStore().id()
 						+ ", which needs Spring Data Redis with Lettuce (spring-boot-starter-data-redis) and its "
 						+ "LettuceConnectionFactory; the stores available here are " + types);
+			}
+			if (RateLimiterProperties.isAdaptive(limiter.getMaxConcurrent())
+					&& !ClassUtils.isPresent(ADAPTIVE_ALGORITHMS, resourceLoader.getClassLoader())) {
+				// Netflix's algorithms are an optional dependency of ours.
+				throw new IllegalStateException("resilience.rate-limiters." + name + ".max-concurrent is adaptive, which "
+						+ "needs com.netflix.concurrency-limits:concurrency-limits-core on the class path: add that "
+						+ "dependency, or set a number");
 			}
 			builder.limiter(name, limiter.toSettings(name));
 		});

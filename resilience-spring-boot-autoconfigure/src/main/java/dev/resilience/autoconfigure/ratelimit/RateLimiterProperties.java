@@ -186,6 +186,16 @@ public class RateLimiterProperties {
 	static final String ADAPTIVE = "adaptive";
 
 	/**
+	 * Returns whether a value of max-concurrent makes the limit adaptive: {@code adaptive} in any
+	 * case, blanks around it ignored.
+	 * @param maxConcurrent the value
+	 * @return whether it is {@code adaptive}
+	 */
+	public static boolean isAdaptive(String maxConcurrent) {
+		return ADAPTIVE.equalsIgnoreCase(maxConcurrent.strip());
+	}
+
+	/**
 	 * Maps these properties to the settings of the limiter.
 	 * @param name the limiter's name, for error messages
 	 * @return the settings
@@ -230,7 +240,7 @@ public class RateLimiterProperties {
 	private void concurrency(String prefix, RateLimiterSettings.Builder builder) {
 		String value = this.maxConcurrent.strip();
 		AdaptiveConcurrency adaptive = this.adaptiveConcurrency;
-		if (ADAPTIVE.equalsIgnoreCase(value)) {
+		if (isAdaptive(value)) {
 			AdaptiveConcurrency settings = (adaptive != null) ? adaptive : new AdaptiveConcurrency();
 			validate(prefix, () -> builder.adaptiveConcurrency(settings.toSettings(), this.leaseTimeout));
 			return;

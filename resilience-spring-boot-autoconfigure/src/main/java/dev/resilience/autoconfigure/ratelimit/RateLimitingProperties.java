@@ -15,8 +15,8 @@ public class RateLimitingProperties {
 
 	/**
 	 * Rate limiters by name, as used by @RateLimited(name) and RateLimiterRegistry.get(name).
-	 * Each takes store, token-bucket, windows, window-algorithm, max-concurrent, lease-timeout,
-	 * max-wait, max-keys (the most keys the in-memory store holds, 1000000 by default) and
+	 * Each takes store, token-bucket, windows, window-algorithm, max-concurrent (a number, or
+	 * adaptive), adaptive-concurrency, lease-timeout, max-wait, max-keys (the most keys the in-memory store holds, 1000000 by default) and
 	 * on-store-failure (what a redis limiter decides when Redis does not answer in time).
 	 */
 	private final Map<String, RateLimiterProperties> rateLimiters = new LinkedHashMap<>();

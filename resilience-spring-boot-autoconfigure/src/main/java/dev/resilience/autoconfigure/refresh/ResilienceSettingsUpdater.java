@@ -305,6 +305,9 @@ public class ResilienceSettingsUpdater {
 			});
 		});
 		overrides.forEach((path, value) -> values.put(prefix + "." + path, value));
+		if (kind == Kind.RATE_LIMITER) {
+			setAsideAdaptiveConcurrency(prefix, overrides, requested, values);
+		}
 		Set<ConfigurationPropertyName> bound = new HashSet<>();
 		Binder binder = new Binder(List.of(new MapConfigurationPropertySource(values)),
 				new PropertySourcesPlaceholdersResolver(this.environment));
@@ -339,6 +342,27 @@ public class ResilienceSettingsUpdater {
 			}
 		}
 		return properties;
+	}
+
+	/**
+	 * Leaves out a limiter's {@code adaptive-concurrency} values (the environment's and those set
+	 * here before) while its {@code max-concurrent} is set here to a number: with a number they are
+	 * refused, and as nothing set here can be unset before a restart, a limiter once adaptive could
+	 * never go back to a fixed limit. They apply again when {@code max-concurrent} is set back to
+	 * {@code adaptive}. Values of {@code adaptive-concurrency} set in the same change stay, and are
+	 * refused with the number.
+	 */
+	private static void setAsideAdaptiveConcurrency(ConfigurationPropertyName prefix, Map<String, String> overrides,
+			Set<ConfigurationPropertyName> requested, Map<String, Object> values) {
+		String maxConcurrent = overrides.get("max-concurrent");
+		if (maxConcurrent == null || RateLimiterProperties.isAdaptive(maxConcurrent)) {
+			return;
+		}
+		ConfigurationPropertyName adaptive = prefix.append("adaptive-concurrency");
+		values.keySet().removeIf((name) -> {
+			ConfigurationPropertyName property = ConfigurationPropertyName.of(name);
+			return (adaptive.equals(property) || adaptive.isAncestorOf(property)) && !requested.contains(property);
+		});
 	}
 
 	/**

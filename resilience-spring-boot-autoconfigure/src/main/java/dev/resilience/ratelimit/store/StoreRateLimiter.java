@@ -108,8 +108,13 @@ final class StoreRateLimiter implements RateLimiter {
 			throw unchanged("window-algorithm", now.windowAlgorithm(), next.windowAlgorithm());
 		}
 		if ((now.maxConcurrent() == 0) != (next.maxConcurrent() == 0)) {
-			throw unchanged("max-concurrent", now.maxConcurrent(), next.maxConcurrent());
+			throw unchanged("max-concurrent", maxConcurrent(now), maxConcurrent(next));
 		}
+	}
+
+	/** max-concurrent as written: a number, or {@code adaptive} (whose settings carry the max-limit). */
+	private static Object maxConcurrent(RateLimiterSettings settings) {
+		return (settings.adaptiveConcurrency() != null) ? "adaptive" : settings.maxConcurrent();
 	}
 
 	private static boolean isPresent(String className) {

@@ -28,8 +28,12 @@ import dev.resilience.poll.PollUntil;
 import dev.resilience.pool.ConnectionLease;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.WithConnection;
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.Permit;
+import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -54,6 +58,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 				"resilience.rate-limiters.bucket.token-bucket.capacity=10",
 				"resilience.rate-limiters.bucket.token-bucket.refill-tokens=1",
 				"resilience.rate-limiters.bucket.token-bucket.refill-period=1h",
+				"resilience.rate-limiters.turned.max-concurrent=2",
+				"resilience.rate-limiters.tuned.max-concurrent=adaptive",
+				"resilience.rate-limiters.tuned.adaptive-concurrency.initial-limit=4",
+				"resilience.rate-limiters.unlimited.windows[0].limit=100",
+				"resilience.rate-limiters.unlimited.windows[0].period=1h",
 				"resilience.retries.flaky.max-retries=1", "resilience.retries.flaky.delay=1s",
 				"resilience.polls.export.max-attempts=2", "resilience.polls.export.delay=1s",
 				"resilience.pools.workers.max-size=1", "resilience.pools.workers.timeout=10s" })
@@ -121,6 +130,73 @@ class ResilienceEndpointWriteTests {
 		assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 		assertThat(permitted(limiter, 3)).isEqualTo(2);
 		assertThat(post("nobody", "{\"properties\": {\"max-wait\": \"1s\"}}").statusCode()).isEqualTo(404);
+	}
+
+	@Test
+	void postShouldTurnAFixedMaxConcurrentAdaptiveAndBackKeepingThePermitsHeld() throws Exception {
+		RateLimiter limiter = this.registry.get("turned");
+		Permit first = limiter.acquire("k", 1);
+		Permit second = limiter.acquire("k", 1);
+		HttpResponse<String> adaptive = post("turned",
+				"{\"properties\": {\"max-concurrent\": \"ADAPTIVE\", \"adaptive-concurrency.initial-limit\": \"3\"}}");
+		assertThat(adaptive.statusCode()).isEqualTo(200);
+		assertThat(limiter.getSettings().adaptiveConcurrency()).isNotNull();
+		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(3);
+		Permit third = limiter.acquire("k", 1);
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
+		first.close();
+		// back to a number: the adaptive-concurrency values set before are set aside, not refused
+		HttpResponse<String> fixed = post("turned", "{\"properties\": {\"max-concurrent\": \"2\"}}");
+		assertThat(fixed.statusCode()).as(fixed.body()).isEqualTo(200);
+		assertThat(limiter.getSettings().adaptiveConcurrency()).isNull();
+		assertThat(limiter.getSettings().maxConcurrent()).isEqualTo(2);
+		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
+		second.close();
+		third.close();
+		third.close();
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		// and adaptive again: the values set aside come back
+		assertThat(post("turned", "{\"properties\": {\"max-concurrent\": \"adaptive\"}}").statusCode()).isEqualTo(200);
+		assertThat(limiter.getSettings().adaptiveConcurrency().initialLimit()).isEqualTo(3);
+	}
+
+	@Test
+	void postShouldChangeAdaptiveConcurrencyAndRefuseABadValueNamingTheProperty() throws Exception {
+		RateLimiter limiter = this.registry.get("tuned");
+		RateLimiterSettings before = limiter.getSettings();
+		HttpResponse<String> minLimit = post("tuned", "{\"properties\": {\"adaptive-concurrency.min-limit\": \"0\"}}");
+		assertThat(minLimit.statusCode()).isEqualTo(400);
+		assertThat((String) JsonPath.read(minLimit.body(), "$.error"))
+			.startsWith("resilience.rate-limiters.tuned.adaptive-concurrency.min-limit");
+		HttpResponse<String> lots = post("tuned", "{\"properties\": {\"max-concurrent\": \"lots\"}}");
+		assertThat(lots.statusCode()).isEqualTo(400);
+		assertThat((String) JsonPath.read(lots.body(), "$.error"))
+			.startsWith("resilience.rate-limiters.tuned.max-concurrent").contains("'adaptive'");
+		HttpResponse<String> both = post("tuned",
+				"{\"properties\": {\"max-concurrent\": \"5\", \"adaptive-concurrency.max-limit\": \"50\"}}");
+		assertThat(both.statusCode()).isEqualTo(400);
+		assertThat((String) JsonPath.read(both.body(), "$.error"))
+			.startsWith("resilience.rate-limiters.tuned.adaptive-concurrency");
+		assertThat(limiter.getSettings()).isEqualTo(before);
+		HttpResponse<String> raised = post("tuned", "{\"properties\": {\"adaptive-concurrency.max-limit\": \"50\", "
+				+ "\"adaptive-concurrency.algorithm\": \"vegas\"}}");
+		assertThat(raised.statusCode()).isEqualTo(200);
+		assertThat(limiter.getSettings().adaptiveConcurrency())
+			.isEqualTo(new AdaptiveConcurrencySettings(AdaptiveConcurrencySettings.Algorithm.VEGAS, 4, 1, 50));
+		assertThat(limiter.getSettings().maxConcurrent()).isEqualTo(50);
+	}
+
+	@Test
+	void postShouldRefuseTurningNoMaxConcurrentAdaptive() throws Exception {
+		RateLimiter limiter = this.registry.get("unlimited");
+		HttpResponse<String> response = post("unlimited", "{\"properties\": {\"max-concurrent\": \"adaptive\"}}");
+		assertThat(response.statusCode()).isEqualTo(400);
+		assertThat((String) JsonPath.read(response.body(), "$.error"))
+			.startsWith("resilience.rate-limiters.unlimited.max-concurrent cannot change from 0 to adaptive at run time");
+		assertThat(limiter.getSettings().maxConcurrent()).isZero();
+		assertThat(limiter.getSettings().adaptiveConcurrency()).isNull();
 	}
 
 	@Test

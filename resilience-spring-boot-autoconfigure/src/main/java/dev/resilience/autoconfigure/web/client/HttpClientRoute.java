@@ -11,9 +11,11 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.http.HttpRequest;
 
+import dev.resilience.internal.Causes;
 import dev.resilience.ratelimit.PartnerAnswers;
 import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimiter;
+import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Throttle;
 
 /**
@@ -77,6 +79,29 @@ public record HttpClientRoute(RateLimiter limiter, @Nullable Expression key, Str
 		}
 		Throttle throttled = PartnerAnswers.throttled(status, fields, pauses.statuses(), clock);
 		return (throttled != null) ? throttled : PartnerAnswers.quotaExhausted(fields);
+	}
+
+	/**
+	 * Returns whether an answer is a drop for the limiter's adaptive limit: the limiter's
+	 * {@code max-concurrent} is adaptive and the status is one of its
+	 * {@code pause-on-throttle.statuses} (whether or not pausing is enabled).
+	 * @param status the answer's status
+	 * @return whether the request's permit should record a drop
+	 */
+	public boolean isDrop(int status) {
+		RateLimiterSettings settings = this.limiter.getSettings();
+		return settings.adaptiveConcurrency() != null && settings.pauseOnThrottle().statuses().contains(status);
+	}
+
+	/**
+	 * Returns whether a request that failed is a drop for the limiter's adaptive limit: the
+	 * limiter's {@code max-concurrent} is adaptive and the failure is a timeout
+	 * ({@link Causes#isTimeout}).
+	 * @param failure what the request failed with
+	 * @return whether the request's permit should record a drop
+	 */
+	public boolean isDrop(Throwable failure) {
+		return this.limiter.getSettings().adaptiveConcurrency() != null && Causes.isTimeout(failure);
 	}
 
 	private String where(Expression expression) {

@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.web.client;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 
@@ -11,7 +12,9 @@ import dev.resilience.ratelimit.Permit;
 
 /**
  * A response that returns its request's concurrency permit when it is closed, which the clients do
- * once they have read it (or given up on it): the call holds the permit until its answer ends.
+ * once they have read it (or given up on it): the call holds the permit until its answer ends. When
+ * the limiter's {@code max-concurrent} is adaptive, a timeout while the body is read records a drop
+ * on the permit first.
  */
 final class PermitReleasingResponse implements ClientHttpResponse {
 
@@ -19,9 +22,12 @@ final class PermitReleasingResponse implements ClientHttpResponse {
 
 	private final Permit permit;
 
-	PermitReleasingResponse(ClientHttpResponse response, Permit permit) {
+	private final HttpClientRoute route;
+
+	PermitReleasingResponse(ClientHttpResponse response, Permit permit, HttpClientRoute route) {
 		this.response = response;
 		this.permit = permit;
+		this.route = route;
 	}
 
 	@Override
@@ -41,7 +47,8 @@ final class PermitReleasingResponse implements ClientHttpResponse {
 
 	@Override
 	public InputStream getBody() throws IOException {
-		return this.response.getBody();
+		InputStream body = this.response.getBody();
+		return (this.route.limiter().getSettings().adaptiveConcurrency() != null) ? new DropReadingBody(body) : body;
 	}
 
 	@Override
@@ -53,6 +60,52 @@ final class PermitReleasingResponse implements ClientHttpResponse {
 			// idempotent: a response closed twice returns the permit once
 			this.permit.close();
 		}
+	}
+
+	/** A body whose read that times out records a drop on the permit before the failure goes on. */
+	private final class DropReadingBody extends FilterInputStream {
+
+		DropReadingBody(InputStream body) {
+			super(body);
+		}
+
+		@Override
+		public int read() throws IOException {
+			try {
+				return super.read();
+			}
+			catch (IOException ex) {
+				throw dropIfTimeout(ex);
+			}
+		}
+
+		@Override
+		public int read(byte[] bytes, int offset, int length) throws IOException {
+			try {
+				return super.read(bytes, offset, length);
+			}
+			catch (IOException ex) {
+				throw dropIfTimeout(ex);
+			}
+		}
+
+		@Override
+		public long skip(long count) throws IOException {
+			try {
+				return super.skip(count);
+			}
+			catch (IOException ex) {
+				throw dropIfTimeout(ex);
+			}
+		}
+
+		private IOException dropIfTimeout(IOException failure) {
+			if (PermitReleasingResponse.this.route.isDrop(failure)) {
+				PermitReleasingResponse.this.permit.recordDrop();
+			}
+			return failure;
+		}
+
 	}
 
 }

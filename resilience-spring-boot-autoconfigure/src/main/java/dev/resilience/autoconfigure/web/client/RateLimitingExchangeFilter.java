@@ -28,7 +28,10 @@ import dev.resilience.ratelimit.Throttle;
  * within the limiter's {@code max-wait} is scheduled on the starter's scheduler, the concurrency
  * permit is held until the response's body ends (is read, released, fails or is cancelled) and
  * returned once, and the response is read for the partner's throttle signals, which pause the
- * request's key when the limiter has {@code pause-on-throttle}. Requests to other hosts pass
+ * request's key when the limiter has {@code pause-on-throttle}. When the limiter's
+ * {@code max-concurrent} is adaptive, an answer whose status is in
+ * {@code pause-on-throttle.statuses}, or an exchange that times out, records a drop on the permit
+ * before it is returned. Requests to other hosts pass
  * untouched. A rejected request is not sent: the response fails with
  * {@link RateLimitExceededException}. A request made inside a call the same limiter already
  * admitted ({@link AdmittedLimiters}: a {@code @RateLimited} method using the client, marked on its
@@ -76,15 +79,34 @@ public final class RateLimitingExchangeFilter implements ExchangeFilterFunction 
 			// or a cancellation before the response is given out returns it at once.
 			return Mono.usingWhen(taken,
 					(permit) -> next.exchange(request)
-						.flatMap((response) -> read(route, key, response, releasing(response, permit))),
-					(permit) -> Mono.empty(), (permit, failure) -> Mono.fromRunnable(permit::closeAsync),
-					(permit) -> Mono.fromRunnable(permit::closeAsync));
+						.flatMap((response) -> read(route, key, response, releasing(route, response, permit))),
+					(permit) -> Mono.empty(), (permit, failure) -> Mono.fromRunnable(() -> {
+						// a timeout tells an adaptive limit that the partner is slow
+						if (route.isDrop(failure)) {
+							permit.recordDrop();
+						}
+						permit.closeAsync();
+					}), (permit) -> Mono.fromRunnable(permit::closeAsync));
 		});
 	}
 
-	/** The response given out: its body, when it ends in any way, returns the permit. */
-	private static ClientResponse releasing(ClientResponse response, Permit permit) {
-		return response.mutate().body((body) -> body.doFinally((signal) -> permit.closeAsync())).build();
+	/**
+	 * The response given out: its body, when it ends in any way, returns the permit, which has
+	 * recorded a drop if the answer's status, or a timeout while its body is read, is one for the
+	 * limiter's adaptive limit.
+	 */
+	private static ClientResponse releasing(HttpClientRoute route, ClientResponse response, Permit permit) {
+		if (route.isDrop(response.statusCode().value())) {
+			permit.recordDrop();
+		}
+		if (route.limiter().getSettings().adaptiveConcurrency() == null) {
+			return response.mutate().body((body) -> body.doFinally((signal) -> permit.closeAsync())).build();
+		}
+		return response.mutate().body((body) -> body.doOnError((failure) -> {
+			if (route.isDrop(failure)) {
+				permit.recordDrop();
+			}
+		}).doFinally((signal) -> permit.closeAsync())).build();
 	}
 
 	/**

@@ -1,0 +1,135 @@
+package dev.resilience.autoconfigure.web.client;
+
+import java.io.IOException;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
+import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.restclient.RestTemplateBuilder;
+import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.web.client.HttpClientErrorException;
+import org.springframework.web.client.HttpServerErrorException;
+import org.springframework.web.client.ResourceAccessException;
+import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Requests of Boot's {@code RestClient.Builder} and {@code RestTemplateBuilder} to a listed host
+ * under a limiter with {@code max-concurrent: adaptive} (SPEC §11): an answer whose status is in
+ * the limiter's {@code pause-on-throttle.statuses} (pausing off), or a read timeout, records a drop
+ * that lowers the host's limit before the permit goes back; other answers do not. The clock stands
+ * still, so latency alone never cuts the limit.
+ */
+class RestClientAdaptiveDropTests {
+
+	private static final String PARTNER = "resilience.rate-limiters.partner.";
+
+	private PartnerServer partner;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
+				ImperativeHttpClientAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class,
+				RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class))
+		.withUserConfiguration(TestTimeConfiguration.class)
+		.withPropertyValues(PARTNER + "max-concurrent=adaptive", PARTNER + "adaptive-concurrency.initial-limit=10",
+				PARTNER + "http-client.hosts=localhost");
+
+	@BeforeEach
+	void startPartner() throws IOException {
+		this.partner = new PartnerServer();
+	}
+
+	@AfterEach
+	void stopPartner() {
+		this.partner.close();
+	}
+
+	@Test
+	void aThrottledAnswerLowersTheLimitThoughPausingIsOff() {
+		this.contextRunner.run((context) -> {
+			RestClient limited = restClient(context);
+			this.partner.answerNext(429, Map.of());
+			assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class).isThrownBy(() -> get(limited));
+			RateLimitDecision state = state(context);
+			assertThat(state.getMaxConcurrent()).isLessThan(10);
+			assertThat(state.getInFlight()).isZero();
+			assertThat(state.isPaused()).isFalse();
+			assertThat(get(limited)).isEqualTo("ok");
+		});
+	}
+
+	@Test
+	void aRestTemplateThrottledAnswerLowersTheLimit() {
+		this.contextRunner.run((context) -> {
+			RestTemplate limited = context.getBean(RestTemplateBuilder.class).rootUri(this.partner.url("localhost")).build();
+			this.partner.answerNext(503, Map.of());
+			assertThatExceptionOfType(HttpServerErrorException.class)
+				.isThrownBy(() -> limited.getForObject("/orders", String.class));
+			assertThat(state(context).getMaxConcurrent()).isLessThan(10);
+			assertThat(state(context).getInFlight()).isZero();
+		});
+	}
+
+	@Test
+	void aReadTimeoutLowersTheLimit() {
+		this.contextRunner.withPropertyValues("spring.http.clients.read-timeout=300ms").run((context) -> {
+			RestClient limited = restClient(context);
+			this.partner.hold();
+			assertThatExceptionOfType(ResourceAccessException.class).isThrownBy(() -> get(limited));
+			this.partner.release();
+			assertThat(state(context).getMaxConcurrent()).isLessThan(10);
+			assertThat(state(context).getInFlight()).isZero();
+		});
+	}
+
+	@Test
+	void otherAnswersAndARefusedConnectionLeaveTheLimit() {
+		this.contextRunner.withPropertyValues(PARTNER + "pause-on-throttle.statuses=503").run((context) -> {
+			RestClient limited = restClient(context);
+			this.partner.answerNext(500, Map.of());
+			this.partner.answerNext(429, Map.of());
+			assertThatExceptionOfType(HttpServerErrorException.class).isThrownBy(() -> get(limited));
+			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> get(limited));
+			assertThat(get(limited)).isEqualTo("ok");
+			PartnerServer gone = new PartnerServer();
+			String goneUrl = gone.url("localhost");
+			gone.close();
+			RestClient unreachable = context.getBean(RestClient.Builder.class).baseUrl(goneUrl).build();
+			assertThatExceptionOfType(ResourceAccessException.class).isThrownBy(() -> get(unreachable));
+			assertThat(state(context).getMaxConcurrent()).isEqualTo(10);
+			assertThat(state(context).getInFlight()).isZero();
+		});
+	}
+
+	private static RateLimitDecision state(AssertableApplicationContext context) {
+		return context.getBean(RateLimiterRegistry.class).get("partner").inspect("localhost");
+	}
+
+	private RestClient restClient(AssertableApplicationContext context) {
+		return context.getBean(RestClient.Builder.class).baseUrl(this.partner.url("localhost")).build();
+	}
+
+	private static String get(RestClient client) {
+		return client.get().uri("/orders").retrieve().body(String.class);
+	}
+
+}

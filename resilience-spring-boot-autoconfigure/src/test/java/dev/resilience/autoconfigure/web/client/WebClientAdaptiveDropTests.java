@@ -1,0 +1,144 @@
+package dev.resilience.autoconfigure.web.client;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.blockhound.BlockHound;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
+import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
+import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
+import org.springframework.web.reactive.function.client.WebClient;
+import org.springframework.web.reactive.function.client.WebClientRequestException;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+
+import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.RateLimitDecision;
+import dev.resilience.ratelimit.RateLimiterRegistry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Requests of Boot's {@code WebClient.Builder} to a listed host under a limiter with
+ * {@code max-concurrent: adaptive} (SPEC §11), subscribed on Reactor parallel threads with
+ * BlockHound installed: an answer whose status is in the limiter's
+ * {@code pause-on-throttle.statuses} (pausing off), or a response timeout, records a drop that
+ * lowers the host's limit before the permit goes back; other answers do not. The clock stands
+ * still, so latency alone never cuts the limit.
+ */
+class WebClientAdaptiveDropTests {
+
+	private static final String PARTNER = "resilience.rate-limiters.partner.";
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+	private PartnerServer partner;
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
+				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
+				ReactiveHttpClientAutoConfiguration.class, CodecsAutoConfiguration.class,
+				WebClientAutoConfiguration.class))
+		.withUserConfiguration(TestTimeConfiguration.class)
+		.withPropertyValues(PARTNER + "max-concurrent=adaptive", PARTNER + "adaptive-concurrency.initial-limit=10",
+				PARTNER + "http-client.hosts=localhost");
+
+	/** Where the requests are subscribed: threads that must not block. */
+	private static Scheduler subscribing;
+
+	@BeforeAll
+	static void installBlockHound() {
+		// see WebClientRateLimitTests: Reactor's one-time class loading before BlockHound watches
+		Mono.just(0).block();
+		BlockHound.install();
+		subscribing = Schedulers.newParallel("web-client-drops");
+	}
+
+	@AfterAll
+	static void disposeScheduler() {
+		subscribing.dispose();
+	}
+
+	@BeforeEach
+	void startPartner() throws IOException {
+		this.partner = new PartnerServer();
+	}
+
+	@AfterEach
+	void stopPartner() {
+		this.partner.close();
+	}
+
+	@Test
+	void aThrottledAnswerLowersTheLimitThoughPausingIsOff() {
+		this.contextRunner.run((context) -> {
+			WebClient limited = webClient(context, this.partner.url("localhost"));
+			this.partner.answerNext(429, Map.of());
+			StepVerifier.create(get(limited)).expectError(WebClientResponseException.TooManyRequests.class).verify(TIMEOUT);
+			RateLimitDecision state = state(context);
+			assertThat(state.getMaxConcurrent()).isLessThan(10);
+			assertThat(state.getInFlight()).isZero();
+			assertThat(state.isPaused()).isFalse();
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
+		});
+	}
+
+	@Test
+	void aResponseTimeoutLowersTheLimit() {
+		this.contextRunner.withPropertyValues("spring.http.clients.read-timeout=300ms").run((context) -> {
+			WebClient limited = webClient(context, this.partner.url("localhost"));
+			this.partner.hold();
+			StepVerifier.create(get(limited)).expectError(WebClientRequestException.class).verify(TIMEOUT);
+			this.partner.release();
+			assertThat(state(context).getMaxConcurrent()).isLessThan(10);
+			assertThat(state(context).getInFlight()).isZero();
+		});
+	}
+
+	@Test
+	void otherAnswersAndARefusedConnectionLeaveTheLimit() {
+		this.contextRunner.withPropertyValues(PARTNER + "pause-on-throttle.statuses=503").run((context) -> {
+			WebClient limited = webClient(context, this.partner.url("localhost"));
+			this.partner.answerNext(500, Map.of());
+			this.partner.answerNext(429, Map.of());
+			StepVerifier.create(get(limited)).expectError(WebClientResponseException.class).verify(TIMEOUT);
+			StepVerifier.create(get(limited)).expectError(WebClientResponseException.class).verify(TIMEOUT);
+			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
+			PartnerServer gone = new PartnerServer();
+			String goneUrl = gone.url("localhost");
+			gone.close();
+			StepVerifier.create(get(webClient(context, goneUrl))).expectError(WebClientRequestException.class).verify(TIMEOUT);
+			assertThat(state(context).getMaxConcurrent()).isEqualTo(10);
+			assertThat(state(context).getInFlight()).isZero();
+		});
+	}
+
+	private static RateLimitDecision state(AssertableApplicationContext context) {
+		return context.getBean(RateLimiterRegistry.class).get("partner").inspect("localhost");
+	}
+
+	private static WebClient webClient(AssertableApplicationContext context, String url) {
+		return context.getBean(WebClient.Builder.class).baseUrl(url).build();
+	}
+
+	private static Mono<String> get(WebClient client) {
+		return client.get().uri("/orders").retrieve().bodyToMono(String.class).subscribeOn(subscribing);
+	}
+
+}
