@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the benchmarks (rate limiter, annotated calls blocking and asynchronous, pool) and writes docs/benchmarks.md.
+# Runs the benchmarks (rate limiter, annotated calls blocking and asynchronous, pool, concurrency permits
+# fixed and adaptive) and writes docs/benchmarks.md.
 #
 #   benchmarks/run.sh                    all JMH benchmarks, the heap measurement, the report
 #   benchmarks/run.sh OneKeyBenchmark    only the JMH benchmarks matching these JMH arguments

@@ -56,6 +56,11 @@ public final class BenchmarkReport {
 
 	private static final String PAUSE = "PauseCheckBenchmark";
 
+	private static final String CONCURRENCY = "ConcurrencyPermitBenchmark";
+
+	/** {@value #CONCURRENCY}'s fixed limit, ours and Resilience4j's bulkhead; the others adapt. */
+	private static final List<String> CONCURRENCY_FIXED = List.of("ours_fixed", "resilience4j");
+
 	/** {@value #PAUSE}'s methods, in the order of its table: a limiter and a number of threads each. */
 	private static final List<String> PAUSE_METHODS = List.of("bucketOneThread", "bucketTwoThreads", "windowOneThread",
 			"windowTwoThreads");
@@ -140,6 +145,8 @@ public final class BenchmarkReport {
 		Map<String, String> artifacts = new LinkedHashMap<>();
 		artifacts.put("Bucket4j", "bucket4j_jdk17-core");
 		artifacts.put("Resilience4j", "resilience4j-ratelimiter");
+		artifacts.put("Resilience4j bulkhead", "resilience4j-bulkhead");
+		artifacts.put("Netflix concurrency-limits", "concurrency-limits-core");
 		artifacts.put("Guava", "guava");
 		artifacts.put("Caffeine", "caffeine");
 		artifacts.put("Commons Pool 2", "commons-pool2");
@@ -286,6 +293,7 @@ public final class BenchmarkReport {
 		appendRetryBudget(md);
 		appendRejected(md);
 		appendPauseCheck(md);
+		appendConcurrencyPermit(md);
 		md.append("## How to run\n\n");
 		md.append("```\nbenchmarks/run.sh                      # everything, then this file\n");
 		md.append("benchmarks/run.sh OneKeyBenchmark      # only benchmarks matching a JMH regex\n");
@@ -532,6 +540,28 @@ public final class BenchmarkReport {
 		md.append('\n');
 	}
 
+	private void appendConcurrencyPermit(StringBuilder md) {
+		md.append("## 11. A call through a concurrency permit\n\n");
+		md.append("One call on one key whose work does nothing: the permit taken and given back at once, one thread ")
+			.append("and two threads sharing the key, every call admitted. A fixed limit of ")
+			.append(ConcurrencyPermitBenchmark.MAX_CONCURRENT)
+			.append(" calls in flight: ours (`max-concurrent` alone, `acquire(\"k\", 1, Duration.ZERO)` then ")
+			.append("`close()`) against Resilience4j's `SemaphoreBulkhead` (`tryAcquirePermission()` then ")
+			.append("`onComplete()`). An adaptive one: ours (`max-concurrent: adaptive`, `gradient`, each ended ")
+			.append("call a sample) against Netflix concurrency-limits' own `SimpleLimiter` with the same ")
+			.append("`Gradient2Limit` (`acquire` then the listener's `onSuccess()`), both from ")
+			.append(ConcurrencyPermitBenchmark.ADAPTIVE.initialLimit())
+			.append(" between ")
+			.append(ConcurrencyPermitBenchmark.ADAPTIVE.minLimit())
+			.append(" and ")
+			.append(ConcurrencyPermitBenchmark.ADAPTIVE.maxLimit())
+			.append(" (never below the threads, so that no call is rejected). Ours is a limiter with keys, ")
+			.append("its decision a record of the key's quotas; theirs are keyless counters.\n\n");
+		table(md, find(CONCURRENCY, null, null), List.of("resilience4j", "netflix_gradient2"), "Threads, limit",
+				(result) -> result.threads() + ", " + (CONCURRENCY_FIXED.contains(result.impl())
+						? "fixed " + ConcurrencyPermitBenchmark.MAX_CONCURRENT : "adaptive"));
+	}
+
 	private static String pauseLimiter(String method) {
 		return method.startsWith("bucket") ? "token bucket" : "exact window";
 	}
@@ -632,6 +662,8 @@ public final class BenchmarkReport {
 			case "locked_log" -> "exact log under a lock (earlier versions)";
 			case "stack_traces" -> "rejected, with a stack trace (earlier versions)";
 			case "admitted" -> "admitted";
+			case "ours_fixed", "ours_adaptive" -> "ours";
+			case "netflix_gradient2" -> "Netflix SimpleLimiter + Gradient2Limit";
 			default -> impl;
 		};
 	}

@@ -4,9 +4,14 @@ import java.time.Duration;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import com.netflix.concurrency.limits.limit.Gradient2Limit;
+import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.github.bucket4j.Bucket;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 
+import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.RefillStrategy;
@@ -53,6 +58,24 @@ final class Contenders {
 	 */
 	static RateLimiter oursWindow(long limit, Duration period) {
 		return ours(RateLimiterSettings.builder().window(limit, period).build());
+	}
+
+	/**
+	 * Returns our limiter with only a fixed limit on calls in flight per key, rejecting at once.
+	 * @param maxConcurrent the most calls in flight per key
+	 * @return the limiter named {@value #NAME}
+	 */
+	static RateLimiter oursMaxConcurrent(int maxConcurrent) {
+		return ours(RateLimiterSettings.builder().maxConcurrent(maxConcurrent, Duration.ofMinutes(1)).build());
+	}
+
+	/**
+	 * Returns our limiter with only {@code max-concurrent: adaptive}, rejecting at once.
+	 * @param adaptive the algorithm and its bounds
+	 * @return the limiter named {@value #NAME}
+	 */
+	static RateLimiter oursAdaptive(AdaptiveConcurrencySettings adaptive) {
+		return ours(RateLimiterSettings.builder().adaptiveConcurrency(adaptive, Duration.ofMinutes(1)).build());
 	}
 
 	private static RateLimiter ours(RateLimiterSettings settings) {
@@ -113,6 +136,32 @@ final class Contenders {
 			.timeoutDuration(Duration.ZERO)
 			.build();
 		return io.github.resilience4j.ratelimiter.RateLimiterRegistry.of(config);
+	}
+
+	/**
+	 * Returns Resilience4j's {@code SemaphoreBulkhead} that rejects at once rather than waits.
+	 * @param maxConcurrentCalls the most calls in flight
+	 * @return the bulkhead
+	 */
+	static Bulkhead resilience4jBulkhead(int maxConcurrentCalls) {
+		return Bulkhead.of(NAME,
+				BulkheadConfig.custom().maxConcurrentCalls(maxConcurrentCalls).maxWaitDuration(Duration.ZERO).build());
+	}
+
+	/**
+	 * Returns Netflix concurrency-limits' {@code SimpleLimiter} (rejects at once) with a
+	 * {@code Gradient2Limit} of the given bounds, the algorithm behind our {@code gradient}.
+	 * @param adaptive the initial, lowest and highest limit
+	 * @return the limiter
+	 */
+	static SimpleLimiter<Void> netflixGradient2(AdaptiveConcurrencySettings adaptive) {
+		return SimpleLimiter.newBuilder()
+			.limit(Gradient2Limit.newBuilder()
+				.initialLimit(adaptive.initialLimit())
+				.minLimit(adaptive.minLimit())
+				.maxConcurrency(adaptive.maxLimit())
+				.build())
+			.build();
 	}
 
 	/**

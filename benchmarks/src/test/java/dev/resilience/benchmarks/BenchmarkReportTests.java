@@ -187,6 +187,25 @@ class BenchmarkReportTests {
 					+ "| exact window | 2 | enabled, no key paused | 9.00 | 1.00 | 0.90× |\n");
 	}
 
+	@Test
+	void toMarkdownComparesTheFixedPermitWithResilience4jAndTheAdaptiveOneWithNetflix() {
+		List<Result> results = Result.parseCsv(List.of(CSV.get(0),
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.oneThread\",\"thrpt\",1,3,4.0,0.5,\"ops/us\",ours_fixed,",
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.oneThread\",\"thrpt\",1,3,40.0,2.0,\"ops/us\",resilience4j,",
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.oneThread\",\"thrpt\",1,3,3.0,0.5,\"ops/us\",ours_adaptive,",
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.oneThread\",\"thrpt\",1,3,6.0,0.5,\"ops/us\",netflix_gradient2,",
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.twoThreads\",\"thrpt\",2,3,2.0,0.5,\"ops/us\",ours_fixed,",
+				"\"dev.resilience.benchmarks.ConcurrencyPermitBenchmark.twoThreads\",\"thrpt\",2,3,20.0,2.0,\"ops/us\",resilience4j,"));
+		String markdown = new BenchmarkReport(results, Map.of(), Map.of(), Map.of()).toMarkdown("- CPU: test\n");
+		assertThat(markdown).contains("## 11. A call through a concurrency permit")
+			.contains("| Threads, limit | Implementation | ops/µs | ± error | ours ÷ Resilience4j "
+					+ "| ours ÷ Netflix SimpleLimiter + Gradient2Limit |")
+			.contains("| 1, fixed 10 | ours | 4.00 | 0.5000 | 0.10× | — |\n| 1, fixed 10 | Resilience4j | 40.00 | 2.00 | — | — |\n"
+					+ "| 1, adaptive | ours | 3.00 | 0.5000 | — | 0.50× |\n"
+					+ "| 1, adaptive | Netflix SimpleLimiter + Gradient2Limit | 6.00 | 0.5000 | — | — |\n"
+					+ "| 2, fixed 10 | ours | 2.00 | 0.5000 | 0.10× | — |\n");
+	}
+
 	private static String line(String markdown, String containing) {
 		return markdown.lines().filter((line) -> line.contains(containing)).findFirst().orElseThrow();
 	}

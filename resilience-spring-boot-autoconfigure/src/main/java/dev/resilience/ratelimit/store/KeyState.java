@@ -195,7 +195,10 @@ final class KeyState {
 		int concurrencyLimit(RateLimiterSettings settings, long now) {
 			AdaptiveConcurrencySettings adaptiveSettings = settings.adaptiveConcurrency();
 			if (adaptiveSettings == null) {
-				this.adaptive = null;
+				// Written only when the settings stopped being adaptive: a fixed limit reads, never writes.
+				if (this.adaptive != null) {
+					this.adaptive = null;
+				}
 				return settings.maxConcurrent();
 			}
 			AdaptiveLimit limit = this.adaptive;
