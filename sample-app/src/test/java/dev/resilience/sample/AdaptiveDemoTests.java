@@ -1,10 +1,5 @@
 package dev.resilience.sample;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -33,13 +28,11 @@ class AdaptiveDemoTests {
 
 	private static final int SECONDS = 6;
 
-	private final HttpClient http = HttpClient.newHttpClient();
+	private final DemoRuns demo;
 
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private JsonMapper json;
+	AdaptiveDemoTests(@LocalServerPort int port, @Autowired JsonMapper json) {
+		this.demo = new DemoRuns(port, json);
+	}
 
 	@Test
 	void theLimitFallsWhenThePartnersCapacityFallsAndGrowsBackWhenItRises() throws Exception {
@@ -75,12 +68,7 @@ class AdaptiveDemoTests {
 	}
 
 	private JsonNode run(String capacities, int seconds) throws Exception {
-		URI uri = URI.create("http://localhost:" + this.port + "/demo/adaptive?capacities=" + capacities + "&seconds="
-				+ seconds + "&workers=" + WORKERS);
-		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-		return this.json.readTree(response.body());
+		return this.demo.run("/demo/adaptive?capacities=" + capacities + "&seconds=" + seconds + "&workers=" + WORKERS);
 	}
 
 }

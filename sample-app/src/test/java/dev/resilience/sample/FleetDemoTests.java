@@ -1,10 +1,5 @@
 package dev.resilience.sample;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -30,13 +25,11 @@ class FleetDemoTests {
 
 	private static final int SECONDS = 3;
 
-	private final HttpClient http = HttpClient.newHttpClient();
+	private final DemoRuns demo;
 
-	@LocalServerPort
-	private int port;
-
-	@Autowired
-	private JsonMapper json;
+	FleetDemoTests(@LocalServerPort int port, @Autowired JsonMapper json) {
+		this.demo = new DemoRuns(port, json);
+	}
 
 	@Test
 	void pausingOnThePartnersFirst429CutsThe429sWhileThePartnerServesAsMuch() throws Exception {
@@ -64,12 +57,7 @@ class FleetDemoTests {
 	}
 
 	private JsonNode run(boolean pause, int seconds) throws Exception {
-		URI uri = URI.create("http://localhost:" + this.port + "/demo/fleet?pause=" + pause + "&workers=" + WORKERS
-				+ "&seconds=" + seconds);
-		HttpResponse<String> response = this.http.send(HttpRequest.newBuilder(uri).build(),
-				HttpResponse.BodyHandlers.ofString());
-		assertThat(response.statusCode()).isEqualTo(200);
-		return this.json.readTree(response.body());
+		return this.demo.run("/demo/fleet?pause=" + pause + "&workers=" + WORKERS + "&seconds=" + seconds);
 	}
 
 }

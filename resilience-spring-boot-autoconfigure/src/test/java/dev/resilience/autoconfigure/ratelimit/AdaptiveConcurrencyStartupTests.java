@@ -100,23 +100,15 @@ class AdaptiveConcurrencyStartupTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("misconfigurations")
 	void runWhenMisconfiguredShouldFailNamingTheProperty(String mistake, List<String> properties, String start) {
-		this.contextRunner.withPropertyValues(properties.toArray(String[]::new)).run((context) -> {
-			assertThat(context).hasFailed();
-			assertThat(Failures.messages(context.getStartupFailure()))
-				.anySatisfy((message) -> assertThat(message).startsWith(start));
-		});
+		this.contextRunner.withPropertyValues(properties.toArray(String[]::new)).run(Failures.startupFailedWith(start));
 	}
 
 	@Test
 	void runWhenConcurrencyLimitsIsMissingShouldFailNamingTheArtifact() {
 		this.contextRunner.withClassLoader(new FilteredClassLoader("com.netflix.concurrency.limits"))
 			.withPropertyValues(X + "max-concurrent=adaptive")
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
-					.startsWith(X + "max-concurrent is adaptive, which needs "
-							+ "com.netflix.concurrency-limits:concurrency-limits-core on the class path"));
-			});
+			.run(Failures.startupFailedWith(X + "max-concurrent is adaptive, which needs "
+					+ "com.netflix.concurrency-limits:concurrency-limits-core on the class path"));
 	}
 
 	@Test

@@ -1,35 +1,25 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
-import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -48,34 +38,20 @@ class AdmittedCallsTests {
 
 	private static final String PARTNER = "resilience.rate-limiters.partner.";
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
-				RateLimiterAutoConfiguration.class, HttpClientRateLimitAutoConfiguration.class,
-				HttpClientAutoConfiguration.class, ImperativeHttpClientAutoConfiguration.class,
-				RestClientAutoConfiguration.class, ReactiveHttpClientAutoConfiguration.class,
-				CodecsAutoConfiguration.class, WebClientAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class, ApiConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.webClients()
+		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
+				ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class))
+		.withUserConfiguration(ApiConfiguration.class)
 		.withPropertyValues(PARTNER + "windows[0].limit=2", PARTNER + "windows[0].period=1m",
 				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
 				PARTNER + "pause-on-throttle.resume-jitter=0", "resilience.rate-limiters.quiet.max-concurrent=5");
 
 	@BeforeAll
 	static void installBlockHound() {
-		// Reactor looks for context propagation once, loading a class: done before BlockHound watches.
-		Mono.just(0).block();
-		BlockHound.install();
-	}
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
+		LimitedClients.installBlockHound();
 	}
 
 	@Test

@@ -1,26 +1,20 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
 import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.RestClient;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpointAutoConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 import dev.resilience.ratelimit.RateLimitExceededException;
@@ -41,26 +35,14 @@ class HttpClientRoutesChangeTests {
 
 	private static final String OTHER = "resilience.rate-limiters.other.";
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
-				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
-				ImperativeHttpClientAutoConfiguration.class, RestClientAutoConfiguration.class,
-				ResilienceSettingsAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.limiters()
+		.withConfiguration(AutoConfigurations.of(ImperativeHttpClientAutoConfiguration.class,
+				RestClientAutoConfiguration.class, ResilienceSettingsAutoConfiguration.class))
 		.withPropertyValues(PARTNER + "windows[0].limit=1", PARTNER + "windows[0].period=1m",
 				OTHER + "max-concurrent=5", OTHER + "http-client.hosts=other.example.com");
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
-	}
 
 	@Test
 	void changedHostsApplyFromTheNextRequest() {

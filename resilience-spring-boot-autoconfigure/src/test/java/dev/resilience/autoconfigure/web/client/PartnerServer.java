@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.web.client;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -19,7 +20,8 @@ import com.sun.net.httpserver.HttpServer;
  * A partner on a loopback port: answers {@code 200 ok} unless told to answer otherwise, counts the
  * requests it received by the host they were sent to ({@code localhost} or {@code 127.0.0.1}, the
  * same server), and can hold its answers until released, so that a test can cancel a request in
- * flight.
+ * flight. A test holds one in an {@code @AutoClose} field: a new server for each test, stopped
+ * after it.
  */
 final class PartnerServer implements AutoCloseable {
 
@@ -35,8 +37,13 @@ final class PartnerServer implements AutoCloseable {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
-	PartnerServer() throws IOException {
-		this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+	PartnerServer() {
+		try {
+			this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 		this.server.setExecutor(this.threads);
 		this.server.createContext("/", (exchange) -> {
 			String host = exchange.getRequestHeaders().getFirst("Host");
@@ -72,6 +79,18 @@ final class PartnerServer implements AutoCloseable {
 	 */
 	String url(String host) {
 		return "http://" + host + ":" + this.server.getAddress().getPort();
+	}
+
+	/**
+	 * Returns the base URL, through {@code localhost}, of a server stopped already: a request to
+	 * it is refused.
+	 * @return the URL, without a trailing slash
+	 */
+	static String closedUrl() {
+		PartnerServer gone = new PartnerServer();
+		String url = gone.url("localhost");
+		gone.close();
+		return url;
 	}
 
 	/** Answers the next request with a status and header fields, instead of {@code 200 ok}. */

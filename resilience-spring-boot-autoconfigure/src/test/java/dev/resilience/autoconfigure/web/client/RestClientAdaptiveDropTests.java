@@ -1,19 +1,11 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
-import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.restclient.RestTemplateBuilder;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.web.client.HttpClientErrorException;
@@ -22,9 +14,6 @@ import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
@@ -42,26 +31,12 @@ class RestClientAdaptiveDropTests {
 
 	private static final String PARTNER = "resilience.rate-limiters.partner.";
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
-				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
-				ImperativeHttpClientAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class,
-				RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.restClients()
 		.withPropertyValues(PARTNER + "max-concurrent=adaptive", PARTNER + "adaptive-concurrency.initial-limit=10",
 				PARTNER + "http-client.hosts=localhost");
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
-	}
 
 	@Test
 	void aThrottledAnswerLowersTheLimitThoughPausingIsOff() {
@@ -110,10 +85,7 @@ class RestClientAdaptiveDropTests {
 			assertThatExceptionOfType(HttpServerErrorException.class).isThrownBy(() -> get(limited));
 			assertThatExceptionOfType(HttpClientErrorException.class).isThrownBy(() -> get(limited));
 			assertThat(get(limited)).isEqualTo("ok");
-			PartnerServer gone = new PartnerServer();
-			String goneUrl = gone.url("localhost");
-			gone.close();
-			RestClient unreachable = context.getBean(RestClient.Builder.class).baseUrl(goneUrl).build();
+			RestClient unreachable = context.getBean(RestClient.Builder.class).baseUrl(PartnerServer.closedUrl()).build();
 			assertThatExceptionOfType(ResourceAccessException.class).isThrownBy(() -> get(unreachable));
 			assertThat(state(context).getMaxConcurrent()).isEqualTo(10);
 			assertThat(state(context).getInFlight()).isZero();

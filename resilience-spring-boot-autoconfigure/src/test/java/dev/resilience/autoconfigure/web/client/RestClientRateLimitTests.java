@@ -1,20 +1,12 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.imperative.ImperativeHttpClientAutoConfiguration;
-import org.springframework.boot.http.converter.autoconfigure.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.restclient.RestTemplateBuilder;
-import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
-import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.client.ClientHttpResponse;
@@ -23,10 +15,7 @@ import org.springframework.web.client.ResourceAccessException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.client.RestTemplate;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimitExceededException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,28 +31,14 @@ class RestClientRateLimitTests {
 
 	private static final String PARTNER = "resilience.rate-limiters.partner.";
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
-				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
-				ImperativeHttpClientAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class,
-				RestClientAutoConfiguration.class, RestTemplateAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.restClients()
 		.withPropertyValues(PARTNER + "windows[0].limit=2", PARTNER + "windows[0].period=1m",
 				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
 				PARTNER + "pause-on-throttle.default-pause=4s", PARTNER + "pause-on-throttle.max-pause=10s",
 				PARTNER + "pause-on-throttle.resume-jitter=0");
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
-	}
 
 	@Test
 	void requestsToAListedHostAreLimitedAndOthersAreNot() {
@@ -220,10 +195,7 @@ class RestClientRateLimitTests {
 	void aRequestThatFailsReturnsItsPermit() {
 		this.contextRunner.withPropertyValues(PARTNER + "windows[0].limit=100", PARTNER + "max-concurrent=1")
 			.run((context) -> {
-				PartnerServer gone = new PartnerServer();
-				String goneUrl = gone.url("localhost");
-				gone.close();
-				RestClient unreachable = context.getBean(RestClient.Builder.class).baseUrl(goneUrl).build();
+				RestClient unreachable = context.getBean(RestClient.Builder.class).baseUrl(PartnerServer.closedUrl()).build();
 				assertThatExceptionOfType(ResourceAccessException.class).isThrownBy(() -> get(unreachable));
 				assertThat(get(restClient(context, "localhost"))).isEqualTo("ok");
 			});

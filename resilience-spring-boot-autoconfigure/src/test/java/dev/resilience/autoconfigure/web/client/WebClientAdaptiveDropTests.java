@@ -1,34 +1,22 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
-import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
@@ -48,14 +36,10 @@ class WebClientAdaptiveDropTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
-				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
-				ReactiveHttpClientAutoConfiguration.class, CodecsAutoConfiguration.class,
-				WebClientAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.webClients()
 		.withPropertyValues(PARTNER + "max-concurrent=adaptive", PARTNER + "adaptive-concurrency.initial-limit=10",
 				PARTNER + "http-client.hosts=localhost");
 
@@ -63,26 +47,13 @@ class WebClientAdaptiveDropTests {
 	private static Scheduler subscribing;
 
 	@BeforeAll
-	static void installBlockHound() {
-		// see WebClientRateLimitTests: Reactor's one-time class loading before BlockHound watches
-		Mono.just(0).block();
-		BlockHound.install();
-		subscribing = Schedulers.newParallel("web-client-drops");
+	static void startThreads() {
+		subscribing = LimitedClients.nonBlockingThreads("web-client-drops");
 	}
 
 	@AfterAll
 	static void disposeScheduler() {
 		subscribing.dispose();
-	}
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
 	}
 
 	@Test
@@ -120,10 +91,7 @@ class WebClientAdaptiveDropTests {
 			StepVerifier.create(get(limited)).expectError(WebClientResponseException.class).verify(TIMEOUT);
 			StepVerifier.create(get(limited)).expectError(WebClientResponseException.class).verify(TIMEOUT);
 			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
-			PartnerServer gone = new PartnerServer();
-			String goneUrl = gone.url("localhost");
-			gone.close();
-			StepVerifier.create(get(webClient(context, goneUrl))).expectError(WebClientRequestException.class).verify(TIMEOUT);
+			StepVerifier.create(get(webClient(context, PartnerServer.closedUrl()))).expectError(WebClientRequestException.class).verify(TIMEOUT);
 			assertThat(state(context).getMaxConcurrent()).isEqualTo(10);
 			assertThat(state(context).getInFlight()).isZero();
 		});

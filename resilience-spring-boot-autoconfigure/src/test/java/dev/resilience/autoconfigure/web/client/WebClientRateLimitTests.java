@@ -1,38 +1,26 @@
 package dev.resilience.autoconfigure.web.client;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.blockhound.BlockHound;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.http.client.autoconfigure.HttpClientAutoConfiguration;
-import org.springframework.boot.http.client.autoconfigure.reactive.ReactiveHttpClientAutoConfiguration;
-import org.springframework.boot.http.codec.autoconfigure.CodecsAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientRequestException;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
-import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestTicker;
-import dev.resilience.autoconfigure.TestTimeConfiguration;
-import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 
@@ -52,14 +40,10 @@ class WebClientRateLimitTests {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
-	private PartnerServer partner;
+	@AutoClose
+	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
-				HttpClientRateLimitAutoConfiguration.class, HttpClientAutoConfiguration.class,
-				ReactiveHttpClientAutoConfiguration.class, CodecsAutoConfiguration.class,
-				WebClientAutoConfiguration.class))
-		.withUserConfiguration(TestTimeConfiguration.class)
+	private final ApplicationContextRunner contextRunner = LimitedClients.webClients()
 		.withPropertyValues(PARTNER + "windows[0].limit=2", PARTNER + "windows[0].period=1m",
 				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
 				PARTNER + "pause-on-throttle.max-pause=10s", PARTNER + "pause-on-throttle.resume-jitter=0");
@@ -68,30 +52,13 @@ class WebClientRateLimitTests {
 	private static Scheduler subscribing;
 
 	@BeforeAll
-	static void installBlockHound() {
-		// Reactor looks for context propagation once, loading a class: done here, before
-		// BlockHound watches, so that it is not reported on the first thread to subscribe.
-		Mono.just(0).block();
-		BlockHound.install();
-		// Started after BlockHound is installed: a scheduler thread already waiting for work while
-		// BlockHound instruments the JDK can die of it (when an earlier test class in this JVM
-		// started Reactor's shared parallel threads before installing it).
-		subscribing = Schedulers.newParallel("web-client-tests");
+	static void startThreads() {
+		subscribing = LimitedClients.nonBlockingThreads("web-client-tests");
 	}
 
 	@AfterAll
 	static void disposeScheduler() {
 		subscribing.dispose();
-	}
-
-	@BeforeEach
-	void startPartner() throws IOException {
-		this.partner = new PartnerServer();
-	}
-
-	@AfterEach
-	void stopPartner() {
-		this.partner.close();
 	}
 
 	@Test
@@ -181,10 +148,7 @@ class WebClientRateLimitTests {
 	void aRequestThatFailsReturnsItsPermit() {
 		this.contextRunner.withPropertyValues(PARTNER + "windows[0].limit=100", PARTNER + "max-concurrent=1")
 			.run((context) -> {
-				PartnerServer gone = new PartnerServer();
-				String goneUrl = gone.url("localhost");
-				gone.close();
-				WebClient unreachable = context.getBean(WebClient.Builder.class).baseUrl(goneUrl).build();
+				WebClient unreachable = context.getBean(WebClient.Builder.class).baseUrl(PartnerServer.closedUrl()).build();
 				StepVerifier.create(get(unreachable)).expectError(WebClientRequestException.class).verify(TIMEOUT);
 				StepVerifier.create(get(webClient(context, "localhost"))).expectNext("ok").expectComplete().verify(TIMEOUT);
 			});
