@@ -90,7 +90,8 @@ class AdaptiveLimitTests {
 
 	@Test
 	void aLongProbeIsFiftyTimesItsLengthFromTheNext() {
-		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.AIMD, 10, 1, 200), 0);
+		this.now = 1_000 * SECOND;
+		AdaptiveLimit limit = new AdaptiveLimit(settings(Algorithm.AIMD, 10, 1, 200), this.now);
 		// five calls of 100 ms: a probe of 500 ms, the next one 25 s after it ended
 		probe(limit, 100 * MS);
 		long nextProbe = this.now + AdaptiveLimit.PROBE_INTERVAL_FACTOR * 500 * MS;
