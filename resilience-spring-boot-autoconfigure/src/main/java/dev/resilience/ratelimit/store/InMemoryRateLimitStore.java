@@ -677,8 +677,8 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	/**
 	 * Returns the lowest limit on calls in flight among the keys held, the shared one included,
 	 * each read under its monitor as its next decision would find it (a key that has not decided
-	 * under adaptive settings yet is at {@code initial-limit}); {@code initial-limit} while no key
-	 * is held. Walks every key, as {@link #keyCount()} does, without a lock over the store: for a
+	 * under adaptive settings yet begins its probe, at {@code min-limit}); {@code initial-limit}
+	 * while no key is held. Walks every key, as {@link #keyCount()} does, without a lock over the store: for a
 	 * gauge read now and then, never on a decision's path.
 	 */
 	@Override

@@ -3,6 +3,7 @@ package dev.resilience.ratelimit.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -14,6 +15,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import dev.resilience.Ticker;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.AdaptiveProbe;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings.Algorithm;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
@@ -298,6 +300,36 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(4);
 		probe(limiter, "new");
 		assertThat(limiter.inspect("new").getMaxConcurrent()).isEqualTo(2);
+	}
+
+	@Test
+	void aPausedKeyShowsItsOwnLimitAndItsCallsInFlight() {
+		RateLimiter limiter = limiter(adaptiveBuilder(Algorithm.AIMD, 10, 1, 20)
+			.pauseOnThrottle(new PauseOnThrottleSettings(true, Set.of(429), Duration.ofSeconds(1), Duration.ofMinutes(1), 0))
+			.build());
+		probe(limiter, "k");
+		hold(limiter, "k", true);
+		List<Permit> held = acquire(limiter, "k", 2);
+
+		limiter.pause("k", Duration.ofSeconds(5));
+		limiter.pause("new", Duration.ofSeconds(5));
+
+		RateLimitDecision state = limiter.inspect("k");
+		assertThat(state.isPaused()).isTrue();
+		assertThat(state.getMaxConcurrent()).as("the key's limit, not max-limit").isEqualTo(9);
+		assertThat(state.getInFlight()).isEqualTo(2);
+		assertThat(state.getRemaining()).isZero();
+		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(rejected.isPaused()).isTrue();
+		assertThat(rejected.getMaxConcurrent()).isEqualTo(9);
+		assertThat(rejected.getInFlight()).isEqualTo(2);
+		RateLimitDecision unheld = limiter.inspect("new");
+		assertThat(unheld.isPaused()).isTrue();
+		assertThat(unheld.getMaxConcurrent()).as("a new key, in its first probe").isEqualTo(1);
+		assertThat(unheld.getInFlight()).isZero();
+		held.forEach(Permit::close);
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(9);
 	}
 
 	@Test
