@@ -147,6 +147,13 @@ class WebClientAdaptiveDropTests {
 		this.partner.onEachRequest(() -> ticker.advance(CALL));
 		for (int i = 0; i < AdaptiveProbe.CALLS; i++) {
 			StepVerifier.create(get(limited)).expectNext("ok").expectComplete().verify(TIMEOUT);
+			// the probe's limit is one call: the next waits until this one's permit is back, which
+			// the exchange filter returns as the response ends, possibly after the body was delivered
+			long deadline = System.nanoTime() + TIMEOUT.toNanos();
+			while (state(context).getInFlight() > 0) {
+				assertThat(System.nanoTime()).as("the permit of probe call %d returned", i).isLessThan(deadline);
+				Thread.onSpinWait();
+			}
 		}
 		assertThat(state(context).getMaxConcurrent()).isEqualTo(10);
 	}
