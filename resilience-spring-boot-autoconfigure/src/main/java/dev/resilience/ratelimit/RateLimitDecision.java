@@ -173,6 +173,25 @@ public final class RateLimitDecision {
 	 */
 	public static RateLimitDecision paused(String limiterName, String key, RateLimiterSettings settings,
 			long pauseNanos, long retryAfterNanos) {
+		return paused(limiterName, key, settings, pauseNanos, retryAfterNanos, 0, settings.maxConcurrent());
+	}
+
+	/**
+	 * A rejection because the key is paused, as {@link #paused(String, String, RateLimiterSettings,
+	 * long, long)} makes it, for a store that knows the key's calls in flight and its limit on them
+	 * in force, which is not {@code max-concurrent} for a key with {@code max-concurrent: adaptive}.
+	 * @param limiterName the limiter that decided
+	 * @param key the key the decision is for
+	 * @param settings the limiter's settings
+	 * @param pauseNanos the rest of the pause in force, positive
+	 * @param retryAfterNanos when the caller may ask again: the rest of the pause, and its share of
+	 * the spread of resumptions
+	 * @param inFlight the calls in flight for the key
+	 * @param concurrencyLimit the key's limit on calls in flight in force, 0 for none
+	 * @return the decision
+	 */
+	public static RateLimitDecision paused(String limiterName, String key, RateLimiterSettings settings,
+			long pauseNanos, long retryAfterNanos, int inFlight, int concurrencyLimit) {
 		List<Quota> quotas = new ArrayList<>(1 + settings.windows().size());
 		Duration reset = Duration.ofNanos(Math.max(0, retryAfterNanos));
 		TokenBucketSettings bucketSettings = settings.tokenBucket();
@@ -182,7 +201,7 @@ public final class RateLimitDecision {
 		for (WindowSettings window : settings.windows()) {
 			quotas.add(new Quota(Quota.Type.WINDOW, window.limit(), window.period(), 0, reset));
 		}
-		return new RateLimitDecision(limiterName, key, false, 0, retryAfterNanos, false, 0, settings.maxConcurrent(),
+		return new RateLimitDecision(limiterName, key, false, 0, retryAfterNanos, false, inFlight, concurrencyLimit,
 				Math.max(1, pauseNanos), List.copyOf(quotas), null, 0, null, null);
 	}
 

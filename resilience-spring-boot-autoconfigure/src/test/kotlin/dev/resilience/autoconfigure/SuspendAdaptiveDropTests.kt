@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure
 
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration
 import dev.resilience.pool.OperationTimeoutException
+import dev.resilience.ratelimit.AdaptiveProbe
 import dev.resilience.ratelimit.RateLimited
 import dev.resilience.ratelimit.RateLimiterRegistry
 import kotlinx.coroutines.delay
@@ -21,8 +22,8 @@ import java.time.Duration
 /**
  * A Kotlin `suspend` function limited by a limiter with `max-concurrent: adaptive` (SPEC §11): a
  * call that ends with a 429 or a timeout lowers its key's limit before the caller's coroutine
- * resumes with the failure; a plain failure does not. The clock stands still, so latency alone
- * never cuts the limit.
+ * resumes with the failure; a plain failure does not. Each key first runs its probe, and every
+ * call takes 10 ms on the test clock, the probe's latency, so latency alone never cuts the limit.
  */
 class SuspendAdaptiveDropTests {
 
@@ -40,13 +41,18 @@ class SuspendAdaptiveDropTests {
 		contextRunner.run { context ->
 			val service = context.getBean(FailingService::class.java)
 			val limiter = context.getBean(RateLimiterRegistry::class.java).get("llm")
+			val ticker = context.getBean(TestTicker::class.java)
+			for (key in listOf("throttled", "timeout", "plain")) {
+				AdaptiveProbe.run(limiter, key, { latency -> ticker.advance(latency) }, CALL)
+				assertThat(limiter.inspect(key).maxConcurrent).isEqualTo(10)
+			}
 
 			assertThrows<HttpClientErrorException> { runBlocking { service.call("throttled") } }
 			assertThrows<OperationTimeoutException> { runBlocking { service.call("timeout") } }
 			assertThrows<IllegalStateException> { runBlocking { service.call("plain") } }
 
-			assertThat(limiter.inspect("throttled").maxConcurrent).isLessThan(10)
-			assertThat(limiter.inspect("timeout").maxConcurrent).isLessThan(10)
+			assertThat(limiter.inspect("throttled").maxConcurrent).isEqualTo(9)
+			assertThat(limiter.inspect("timeout").maxConcurrent).isEqualTo(9)
 			assertThat(limiter.inspect("plain").maxConcurrent).isEqualTo(10)
 			for (key in listOf("throttled", "timeout", "plain")) {
 				assertThat(limiter.inspect(key).inFlight).isZero()
@@ -54,11 +60,19 @@ class SuspendAdaptiveDropTests {
 		}
 	}
 
-	open class FailingService {
+	companion object {
+
+		/** How long each call takes on the test clock, the probe's calls included. */
+		private val CALL: Duration = Duration.ofMillis(10)
+
+	}
+
+	open class FailingService(private val ticker: TestTicker) {
 
 		@RateLimited(name = "llm", key = "#outcome")
 		open suspend fun call(outcome: String): String {
 			delay(10)
+			ticker.advance(CALL)
 			throw when (outcome) {
 				"throttled" -> HttpClientErrorException.create(HttpStatus.TOO_MANY_REQUESTS, "Too Many Requests",
 					HttpHeaders(), ByteArray(0), StandardCharsets.UTF_8)

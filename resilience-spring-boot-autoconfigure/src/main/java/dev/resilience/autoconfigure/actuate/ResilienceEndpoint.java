@@ -391,8 +391,10 @@ public class ResilienceEndpoint {
 	 * @param maxConcurrent the limit on calls in flight in force, 0 for none: {@code max-concurrent},
 	 * or the key's adaptive limit
 	 * @param adaptiveLimit the key's limit on calls in flight now, when the limiter has
-	 * {@code max-concurrent: adaptive} (SPEC §11): {@code initial-limit} for a key that has not ended
-	 * a call yet; {@code null} when {@code max-concurrent} is a number (or 0)
+	 * {@code max-concurrent: adaptive} (SPEC §11): {@code min-limit} while the key's probe measures
+	 * the partner's lowest latency (from its first use, and after new adaptive settings), then the
+	 * limit it learnt, from {@code initial-limit}; {@code null} when {@code max-concurrent} is a
+	 * number (or 0)
 	 * @param pausedUntil when the key's pause ends (its partner throttled, or the application
 	 * paused it), or {@code null} when it is not paused; written {@code paused-until}, as SPEC §10
 	 * names it

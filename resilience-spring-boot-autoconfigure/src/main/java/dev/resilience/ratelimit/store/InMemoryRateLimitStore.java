@@ -287,8 +287,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		}
 		long now = this.clock.read();
 		if (pause.inForceAt(now)) {
-			return pause.decision(this.limiterName, key, settings, now,
-					spread ? ThreadLocalRandom.current().nextDouble() : 0);
+			return paused(pause, key, settings, now, spread ? ThreadLocalRandom.current().nextDouble() : 0);
 		}
 		this.pauses.remove(key, pause);
 		if (now >= this.pausesEnd) {
@@ -300,6 +299,32 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * The decision for a call of a key paused at {@code now}, showing the key's calls in flight and
+	 * its limit on them in force as its next decision would find them (an adaptive limit is the
+	 * key's own, not {@code max-limit}); a key not held shows as a new one, as {@link #inspect} does.
+	 */
+	private RateLimitDecision paused(KeyPause pause, String key, RateLimiterSettings settings, long now, double spread) {
+		KeyState state = key.isEmpty() ? this.shared : this.states.get(key);
+		KeyState.Slots slots = (state != null) ? state.slots : null;
+		int inFlight = 0;
+		int concurrencyLimit = -1;
+		if (state != null && slots != null && slots.leases != null) {
+			synchronized (state) {
+				if (!state.retired) {
+					inFlight = slots.inFlight();
+					concurrencyLimit = slots.concurrencyLimit(settings, now);
+				}
+			}
+		}
+		if (concurrencyLimit < 0) {
+			KeyState.Slots fresh = new KeyState(settings, now).slots;
+			concurrencyLimit = (fresh != null && fresh.leases != null) ? fresh.concurrencyLimit(settings, now)
+					: settings.maxConcurrent();
+		}
+		return pause.decision(this.limiterName, key, settings, now, spread, inFlight, concurrencyLimit);
 	}
 
 	@Override
@@ -652,8 +677,8 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 	/**
 	 * Returns the lowest limit on calls in flight among the keys held, the shared one included,
 	 * each read under its monitor as its next decision would find it (a key that has not decided
-	 * under adaptive settings yet is at {@code initial-limit}); {@code initial-limit} while no key
-	 * is held. Walks every key, as {@link #keyCount()} does, without a lock over the store: for a
+	 * under adaptive settings yet begins its probe, at {@code min-limit}); {@code initial-limit}
+	 * while no key is held. Walks every key, as {@link #keyCount()} does, without a lock over the store: for a
 	 * gauge read now and then, never on a decision's path.
 	 */
 	@Override

@@ -52,9 +52,20 @@ public record KeyPause(long until, long length) {
 	 */
 	public RateLimitDecision decision(String limiterName, String key, RateLimiterSettings settings, long now,
 			double spread) {
+		return decision(limiterName, key, settings, now, spread, 0, settings.maxConcurrent());
+	}
+
+	/**
+	 * Returns the decision for a call of the paused key as {@link #decision(String, String,
+	 * RateLimiterSettings, long, double)} does, showing the key's calls in flight and its limit on
+	 * them in force, for a store that keeps them (an adaptive limit is the key's own).
+	 */
+	RateLimitDecision decision(String limiterName, String key, RateLimiterSettings settings, long now, double spread,
+			int inFlight, int concurrencyLimit) {
 		long rest = this.until - now;
 		long jitter = (long) (spread * settings.pauseOnThrottle().resumeJitter() * this.length);
-		return RateLimitDecision.paused(limiterName, key, settings, rest, Durations.saturatedAdd(rest, jitter));
+		return RateLimitDecision.paused(limiterName, key, settings, rest, Durations.saturatedAdd(rest, jitter),
+				inFlight, concurrencyLimit);
 	}
 
 }

@@ -28,6 +28,7 @@ import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.TokenBucketDescri
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.WindowDescriptor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -193,11 +194,16 @@ class ResilienceEndpointTests {
 	void rateLimiterKeyShouldShowTheKeysAdaptiveLimitAndCallsInFlight() {
 		this.contextRunner
 			.withPropertyValues("resilience.rate-limiters.llm.max-concurrent=adaptive",
-					"resilience.rate-limiters.llm.adaptive-concurrency.initial-limit=10")
+					"resilience.rate-limiters.llm.adaptive-concurrency.initial-limit=10",
+					"resilience.rate-limiters.llm.pause-on-throttle.enabled=true")
 			.run((context) -> {
 				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("llm");
 				TestTicker ticker = context.getBean(TestTicker.class);
+				KeyState probing = endpoint.rateLimiterKey("llm", "alice");
+				assertThat(probing.adaptiveLimit()).as("the key's first probe, at min-limit").isEqualTo(1);
+				assertThat(probing.maxConcurrent()).isEqualTo(1);
+				AdaptiveProbe.run(limiter, "alice", ticker::advance, Duration.ofMillis(10));
 				KeyState fresh = endpoint.rateLimiterKey("llm", "alice");
 				assertThat(fresh.adaptiveLimit()).isEqualTo(10);
 				assertThat(fresh.maxConcurrent()).isEqualTo(10);
@@ -212,9 +218,16 @@ class ResilienceEndpointTests {
 				assertThat(cut.adaptiveLimit()).isEqualTo(8);
 				assertThat(cut.maxConcurrent()).isEqualTo(8);
 				assertThat(cut.inFlight()).isEqualTo(1);
+				// a paused key shows its own limit and calls in flight, not max-limit
+				limiter.pause("alice", Duration.ofSeconds(5));
+				KeyState paused = endpoint.rateLimiterKey("llm", "alice");
+				assertThat(paused.pausedUntil()).isNotNull();
+				assertThat(paused.adaptiveLimit()).isEqualTo(8);
+				assertThat(paused.maxConcurrent()).isEqualTo(8);
+				assertThat(paused.inFlight()).isEqualTo(1);
 				held.close();
 				assertThat(endpoint.rateLimiterKey("llm", "alice").inFlight()).isZero();
-				assertThat(endpoint.rateLimiterKey("llm", "bob").adaptiveLimit()).isEqualTo(10);
+				assertThat(endpoint.rateLimiterKey("llm", "bob").adaptiveLimit()).as("a new key probes").isEqualTo(1);
 				assertThat(endpoint.rateLimiterKey("bucket", "alice").adaptiveLimit()).isNull();
 				assertThat(endpoint.rateLimiterKey("bucket", "alice").maxConcurrent()).isEqualTo(2);
 			});

@@ -18,11 +18,13 @@ import org.springframework.context.annotation.Import;
 import org.springframework.test.json.JsonCompareMode;
 import org.springframework.test.web.servlet.MockMvc;
 
+import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimitedAdvisor;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterMetrics;
 import dev.resilience.autoconfigure.web.RateLimitExceptionHandler;
 import dev.resilience.autoconfigure.web.RateLimitResponseHeaders;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -186,9 +188,12 @@ class ResilienceEndpointWebTests {
 	 * calls in flight, which the list and the gauge never name the key of.
 	 */
 	@Test
-	void getShouldShowAnAdaptiveLimitersSettingsAndOneKeysLimit(@Autowired MeterRegistry meters) throws Exception {
+	void getShouldShowAnAdaptiveLimitersSettingsAndOneKeysLimit(@Autowired MeterRegistry meters,
+			@Autowired TestTicker ticker) throws Exception {
 		RateLimiter limiter = this.registry.get("llm");
+		AdaptiveProbe.run(limiter, "frank", ticker::advance, Duration.ofMillis(10));
 		Permit dropped = limiter.acquire("frank", 1, Duration.ZERO);
+		ticker.advance(Duration.ofMillis(10));
 		dropped.recordDrop();
 		dropped.close();
 		Permit held = limiter.acquire("frank", 1, Duration.ZERO);

@@ -21,6 +21,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
+import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.pool.WithConnectionMethods;
 import dev.resilience.poll.PollExhaustedException;
@@ -29,6 +30,7 @@ import dev.resilience.pool.ConnectionLease;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.WithConnection;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
@@ -133,7 +135,8 @@ class ResilienceEndpointWriteTests {
 	}
 
 	@Test
-	void postShouldTurnAFixedMaxConcurrentAdaptiveAndBackKeepingThePermitsHeld() throws Exception {
+	void postShouldTurnAFixedMaxConcurrentAdaptiveAndBackKeepingThePermitsHeld(@Autowired TestTicker ticker)
+			throws Exception {
 		RateLimiter limiter = this.registry.get("turned");
 		Permit first = limiter.acquire("k", 1);
 		Permit second = limiter.acquire("k", 1);
@@ -142,7 +145,14 @@ class ResilienceEndpointWriteTests {
 		assertThat(adaptive.statusCode()).isEqualTo(200);
 		assertThat(limiter.getSettings().adaptiveConcurrency()).isNotNull();
 		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
+		assertThat(limiter.inspect("k").getMaxConcurrent()).as("the key's first probe, at min-limit").isEqualTo(1);
+		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
+		first.close();
+		second.close();
+		AdaptiveProbe.run(limiter, "k", ticker::advance, Duration.ofMillis(10));
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(3);
+		first = limiter.acquire("k", 1);
+		second = limiter.acquire("k", 1);
 		Permit third = limiter.acquire("k", 1);
 		assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
 		first.close();

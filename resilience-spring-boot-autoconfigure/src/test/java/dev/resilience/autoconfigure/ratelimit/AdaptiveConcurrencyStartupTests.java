@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.ratelimit;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -16,8 +17,12 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTicker;
+import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings.Algorithm;
+import dev.resilience.ratelimit.AdaptiveProbe;
+import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.redis.RedisServer;
 
@@ -49,7 +54,7 @@ class AdaptiveConcurrencyStartupTests {
 
 	@Test
 	void runWhenAdaptiveConcurrencyIsSetShouldApplyIt() {
-		this.contextRunner
+		this.contextRunner.withUserConfiguration(TestTimeConfiguration.class)
 			.withPropertyValues(X + "max-concurrent=adaptive", X + "adaptive-concurrency.algorithm=aimd",
 					X + "adaptive-concurrency.initial-limit=4", X + "adaptive-concurrency.min-limit=2",
 					X + "adaptive-concurrency.max-limit=8")
@@ -59,7 +64,10 @@ class AdaptiveConcurrencyStartupTests {
 				assertThat(registry.get("x").getSettings().adaptiveConcurrency())
 					.isEqualTo(new AdaptiveConcurrencySettings(Algorithm.AIMD, 4, 2, 8));
 				assertThat(registry.get("x").getSettings().maxConcurrent()).isEqualTo(8);
-				assertThat(registry.get("x").inspect("k").getMaxConcurrent()).isEqualTo(4);
+				RateLimiter limiter = registry.get("x");
+				assertThat(limiter.inspect("k").getMaxConcurrent()).as("the key's first probe").isEqualTo(2);
+				AdaptiveProbe.run(limiter, "k", context.getBean(TestTicker.class)::advance, Duration.ofMillis(10));
+				assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(4);
 			});
 	}
 

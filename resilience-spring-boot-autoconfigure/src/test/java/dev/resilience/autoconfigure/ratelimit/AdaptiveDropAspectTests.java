@@ -38,6 +38,7 @@ import dev.resilience.pool.CheckoutTimeoutException;
 import dev.resilience.pool.OperationTimeoutException;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings.Algorithm;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -52,12 +53,18 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * {@code @RateLimited} calls of a limiter with {@code max-concurrent: adaptive} that end with a
  * drop (SPEC §11: a throttle signal read as pause-on-throttle reads it, with the limiter's
  * {@code statuses}, though pausing is off; or a timeout) lower their key's limit, in every form of
- * SPEC §9, on real proxied beans with BlockHound installed; a plain failure does not. The clock
- * stands still, so every call takes the lowest latency seen and latency alone never cuts the limit.
+ * SPEC §9, on real proxied beans with BlockHound installed; a plain failure does not. Each key
+ * first runs its probe ({@link AdaptiveProbe}), so its limit is at {@code initial-limit}; every call
+ * takes {@link #CALL} on the test clock, the probe's latency, so latency alone never cuts the limit.
  */
 class AdaptiveDropAspectTests {
 
 	private static final int INITIAL_LIMIT = 10;
+
+	/** How long every call takes on the test clock, the probe's calls included. */
+	private static final Duration CALL = Duration.ofMillis(10);
+
+	private static final String[] FORMS = { "blocking", "stage", "mono", "flux" };
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, ResilienceAutoConfiguration.class,
@@ -109,8 +116,15 @@ class AdaptiveDropAspectTests {
 		return limiter(context, "llm").inspect(key).getMaxConcurrent();
 	}
 
-	/** Ends one call of each form with the failure, each under its own key. */
-	private static void failEachForm(Partner partner, String key, Supplier<RuntimeException> failure) {
+	/** Runs the probe of each form's key, then ends one call of each form with the failure. */
+	private static void failEachForm(AssertableApplicationContext context, String key,
+			Supplier<RuntimeException> failure) {
+		TestTicker ticker = context.getBean(TestTicker.class);
+		for (String form : FORMS) {
+			AdaptiveProbe.run(limiter(context, "llm"), key + "-" + form, ticker::advance, CALL);
+			assertThat(limit(context, key + "-" + form)).as("after the probe").isEqualTo(INITIAL_LIMIT);
+		}
+		Partner partner = context.getBean(Partner.class);
 		partner.answer(failure);
 		assertThat(catchThrowable(() -> partner.blocking(key + "-blocking"))).isNotNull();
 		assertThat(catchThrowable(() -> partner.stage(key + "-stage").join())).isNotNull();
@@ -123,7 +137,7 @@ class AdaptiveDropAspectTests {
 
 	private static void assertLimits(AssertableApplicationContext context, String key, Function<Integer, Boolean> ok,
 			String description) {
-		for (String form : new String[] { "blocking", "stage", "mono", "flux" }) {
+		for (String form : FORMS) {
 			String formKey = key + "-" + form;
 			int limit = limit(context, formKey);
 			assertThat(ok.apply(limit)).as("%s: limit %d of %s", description, limit, formKey).isTrue();
@@ -134,13 +148,12 @@ class AdaptiveDropAspectTests {
 	@Test
 	void aThrottleSignalLowersTheLimitInEveryFormThoughPausingIsOff() {
 		this.contextRunner.run((context) -> {
-			Partner partner = context.getBean(Partner.class);
 			assertThat(limiter(context, "llm").getSettings().pauseOnThrottle().enabled()).isFalse();
-			failEachForm(partner, "429", () -> reactiveTooManyRequests());
-			failEachForm(partner, "blocking-429", AdaptiveDropAspectTests::tooManyRequests);
-			failEachForm(partner, "wrapped-429", () -> new IllegalStateException("wrapped", tooManyRequests()));
-			failEachForm(partner, "error-response", () -> new ResponseStatusException(HttpStatus.TOO_MANY_REQUESTS));
-			failEachForm(partner, "503", () -> status(HttpStatus.SERVICE_UNAVAILABLE));
+			failEachForm(context, "429", () -> reactiveTooManyRequests());
+			failEachForm(context, "blocking-429", AdaptiveDropAspectTests::tooManyRequests);
+			failEachForm(context, "wrapped-429", () -> new IllegalStateException("wrapped", tooManyRequests()));
+			failEachForm(context, "error-response", () -> new ResponseStatusException(HttpStatus.TOO_MANY_REQUESTS));
+			failEachForm(context, "503", () -> status(HttpStatus.SERVICE_UNAVAILABLE));
 			for (String key : new String[] { "429", "blocking-429", "wrapped-429", "error-response", "503" }) {
 				assertLimits(context, key, (limit) -> limit < INITIAL_LIMIT, "dropped");
 				assertThat(limiter(context, "llm").inspect(key + "-blocking").isPaused()).isFalse();
@@ -151,12 +164,11 @@ class AdaptiveDropAspectTests {
 	@Test
 	void aTimeoutLowersTheLimitInEveryForm() {
 		this.contextRunner.run((context) -> {
-			Partner partner = context.getBean(Partner.class);
-			failEachForm(partner, "operation", AdaptiveDropAspectTests::operationTimeout);
-			failEachForm(partner, "wrapped-operation", () -> new IllegalStateException("wrapped", operationTimeout()));
-			failEachForm(partner, "socket", () -> new ResourceAccessException("I/O error", new SocketTimeoutException("Read timed out")));
-			failEachForm(partner, "concurrent", () -> new IllegalStateException(new TimeoutException("late")));
-			failEachForm(partner, "http", () -> new IllegalStateException(new HttpTimeoutException("request timed out")));
+			failEachForm(context, "operation", AdaptiveDropAspectTests::operationTimeout);
+			failEachForm(context, "wrapped-operation", () -> new IllegalStateException("wrapped", operationTimeout()));
+			failEachForm(context, "socket", () -> new ResourceAccessException("I/O error", new SocketTimeoutException("Read timed out")));
+			failEachForm(context, "concurrent", () -> new IllegalStateException(new TimeoutException("late")));
+			failEachForm(context, "http", () -> new IllegalStateException(new HttpTimeoutException("request timed out")));
 			for (String key : new String[] { "operation", "wrapped-operation", "socket", "concurrent", "http" }) {
 				assertLimits(context, key, (limit) -> limit < INITIAL_LIMIT, "timed out");
 			}
@@ -166,10 +178,9 @@ class AdaptiveDropAspectTests {
 	@Test
 	void aPlainFailureAStatusNotInStatusesOrACheckoutTimeoutLeavesTheLimit() {
 		this.contextRunner.run((context) -> {
-			Partner partner = context.getBean(Partner.class);
-			failEachForm(partner, "plain", () -> new IllegalStateException("not an answer"));
-			failEachForm(partner, "500", () -> status(HttpStatus.INTERNAL_SERVER_ERROR));
-			failEachForm(partner, "checkout", () -> new CheckoutTimeoutException("pool", Duration.ofSeconds(1),
+			failEachForm(context, "plain", () -> new IllegalStateException("not an answer"));
+			failEachForm(context, "500", () -> status(HttpStatus.INTERNAL_SERVER_ERROR));
+			failEachForm(context, "checkout", () -> new CheckoutTimeoutException("pool", Duration.ofSeconds(1),
 					Duration.ofSeconds(1)));
 			for (String key : new String[] { "plain", "500", "checkout" }) {
 				assertLimits(context, key, (limit) -> limit >= INITIAL_LIMIT, "not dropped");
@@ -181,9 +192,8 @@ class AdaptiveDropAspectTests {
 	void theLimitersStatusesSayWhatIsAThrottleSignal() {
 		this.contextRunner.withPropertyValues("resilience.rate-limiters.llm.pause-on-throttle.statuses=503")
 			.run((context) -> {
-				Partner partner = context.getBean(Partner.class);
-				failEachForm(partner, "429", AdaptiveDropAspectTests::tooManyRequests);
-				failEachForm(partner, "503", () -> status(HttpStatus.SERVICE_UNAVAILABLE));
+				failEachForm(context, "429", AdaptiveDropAspectTests::tooManyRequests);
+				failEachForm(context, "503", () -> status(HttpStatus.SERVICE_UNAVAILABLE));
 				assertLimits(context, "429", (limit) -> limit >= INITIAL_LIMIT, "429 is not in statuses");
 				assertLimits(context, "503", (limit) -> limit < INITIAL_LIMIT, "503 is in statuses");
 			});
@@ -195,8 +205,7 @@ class AdaptiveDropAspectTests {
 			.withPropertyValues("resilience.rate-limiters.llm.pause-on-throttle.enabled=true",
 					"resilience.rate-limiters.llm.pause-on-throttle.resume-jitter=0")
 			.run((context) -> {
-				Partner partner = context.getBean(Partner.class);
-				failEachForm(partner, "429", AdaptiveDropAspectTests::tooManyRequests);
+				failEachForm(context, "429", AdaptiveDropAspectTests::tooManyRequests);
 				assertThat(limiter(context, "llm").inspect("429-blocking").isPaused()).isTrue();
 				// a paused key's state tells the pause, not the limit: read after the pause
 				context.getBean(TestTicker.class).advance(Duration.ofSeconds(2));
@@ -210,8 +219,7 @@ class AdaptiveDropAspectTests {
 			.withBean(ThrottleSignal.class, () -> (failure) -> (failure instanceof UnsupportedOperationException)
 					? Throttle.unspecified() : null)
 			.run((context) -> {
-				Partner partner = context.getBean(Partner.class);
-				failEachForm(partner, "vendor", () -> new UnsupportedOperationException("vendor says slow down"));
+				failEachForm(context, "vendor", () -> new UnsupportedOperationException("vendor says slow down"));
 				assertLimits(context, "vendor", (limit) -> limit < INITIAL_LIMIT, "dropped");
 			});
 	}
@@ -235,21 +243,31 @@ class AdaptiveDropAspectTests {
 			registry.updateSettings("fixed", RateLimiterSettings.builder()
 				.adaptiveConcurrency(new AdaptiveConcurrencySettings(Algorithm.GRADIENT, 8, 1, 100), Duration.ofMinutes(1))
 				.build());
+			AdaptiveProbe.run(fixed, "alice", context.getBean(TestTicker.class)::advance, CALL);
+			assertThat(fixed.inspect("alice").getMaxConcurrent()).isEqualTo(8);
 			partner.answer(AdaptiveDropAspectTests::tooManyRequests);
 			catchThrowable(() -> partner.fixed("alice"));
-			assertThat(fixed.inspect("alice").getMaxConcurrent()).isLessThan(8);
+			assertThat(fixed.inspect("alice").getMaxConcurrent()).isEqualTo(7);
 		});
 	}
 
 	static class Partner {
 
+		private final TestTicker ticker;
+
 		private volatile Supplier<RuntimeException> answer = () -> null;
+
+		Partner(TestTicker ticker) {
+			this.ticker = ticker;
+		}
 
 		void answer(Supplier<RuntimeException> answer) {
 			this.answer = answer;
 		}
 
+		/** Takes {@link #CALL} on the test clock, then answers. */
 		private String serve() {
+			this.ticker.advance(CALL);
 			RuntimeException failure = this.answer.get();
 			if (failure != null) {
 				throw failure;

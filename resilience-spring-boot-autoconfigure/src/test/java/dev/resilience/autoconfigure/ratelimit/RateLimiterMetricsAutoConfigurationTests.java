@@ -17,6 +17,7 @@ import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -86,6 +87,9 @@ class RateLimiterMetricsAutoConfigurationTests {
 				TestTicker ticker = context.getBean(TestTicker.class);
 				assertThat(concurrencyLimit(meters, "llm")).as("no key held yet: initial-limit").isEqualTo(10.0);
 				call(limiter, ticker, "alice", false);
+				assertThat(concurrencyLimit(meters, "llm")).as("alice's first probe: min-limit").isEqualTo(1.0);
+				AdaptiveProbe.run(limiter, "alice", ticker::advance, Duration.ofMillis(10));
+				AdaptiveProbe.run(limiter, "bob", ticker::advance, Duration.ofMillis(10));
 				for (int i = 0; i < 5; i++) {
 					call(limiter, ticker, "bob", true); // each drop cuts to nine tenths: 9, 8, 7, 6, 5
 				}
@@ -115,6 +119,8 @@ class RateLimiterMetricsAutoConfigurationTests {
 				context.getBean(ResilienceSettingsUpdater.class)
 					.update("llm", Map.of("max-concurrent", "adaptive"));
 				assertThat(concurrencyLimit(meters, "llm")).as("initial-limit by default").isEqualTo(10.0);
+				AdaptiveProbe.run(limiter, "alice", ticker::advance, Duration.ofMillis(10));
+				assertThat(concurrencyLimit(meters, "llm")).isEqualTo(10.0);
 				call(limiter, ticker, "alice", true);
 				assertThat(concurrencyLimit(meters, "llm")).isEqualTo(9.0);
 				context.getBean(ResilienceSettingsUpdater.class).update("llm", Map.of("max-concurrent", "3"));

@@ -1,5 +1,6 @@
 package dev.resilience.autoconfigure.refresh;
 
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -14,8 +15,10 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.MutablePropertySources;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.TestTicker;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimiter;
@@ -51,24 +54,35 @@ class AdaptiveConcurrencyRefreshTests {
 			change(context, Map.of(PREFIX + "max-concurrent", "adaptive", PREFIX + "adaptive-concurrency.initial-limit", "3"));
 			assertThat(limiter.getSettings().adaptiveConcurrency()).isNotNull();
 			assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
+			assertThat(limiter.inspect("k").getMaxConcurrent()).as("the key's first probe, at min-limit").isEqualTo(1);
+			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
+			first.close();
+			second.close();
+			probe(context, limiter);
 			assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(3);
 			Permit third = limiter.acquire("k", 1);
-			first.close();
+			Permit fourth = limiter.acquire("k", 1);
 
 			change(context, Map.of(PREFIX + "max-concurrent", "adaptive", PREFIX + "adaptive-concurrency.max-limit", "2",
-					PREFIX + "adaptive-concurrency.initial-limit", "2"));
+					PREFIX + "adaptive-concurrency.initial-limit", "1"));
 			assertThat(limiter.getSettings().maxConcurrent()).isEqualTo(2);
-			assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(2);
+			assertThat(limiter.inspect("k").getMaxConcurrent()).as("probing under the new settings").isEqualTo(1);
+			third.close();
+			fourth.close();
+			probe(context, limiter);
+			assertThat(limiter.inspect("k").getMaxConcurrent()).as("the limit learnt, within max-limit").isEqualTo(2);
+			third = limiter.acquire("k", 1);
+			fourth = limiter.acquire("k", 1);
 			assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> limiter.acquire("k", 1));
 
 			change(context, Map.of(PREFIX + "max-concurrent", "3"));
 			assertThat(limiter.getSettings().adaptiveConcurrency()).isNull();
 			assertThat(limiter.inspect("k").getInFlight()).isEqualTo(2);
-			Permit fourth = limiter.acquire("k", 1);
-			second.close();
+			Permit fifth = limiter.acquire("k", 1);
 			third.close();
 			fourth.close();
-			fourth.close();
+			fifth.close();
+			fifth.close();
 			assertThat(limiter.inspect("k").getInFlight()).isZero();
 		});
 	}
@@ -77,6 +91,7 @@ class AdaptiveConcurrencyRefreshTests {
 	void runWhenAnAdaptiveValueIsWrongShouldKeepTheOldSettings() {
 		this.contextRunner.withPropertyValues(PREFIX + "max-concurrent=adaptive").run((context) -> {
 			RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+			probe(context, limiter);
 			RateLimiterSettings before = limiter.getSettings();
 			change(context, Map.of(PREFIX + "adaptive-concurrency.min-limit", "0"));
 			assertThat(limiter.getSettings()).isSameAs(before);
@@ -86,6 +101,11 @@ class AdaptiveConcurrencyRefreshTests {
 			assertThat(limiter.getSettings()).isSameAs(before);
 			assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(10);
 		});
+	}
+
+	/** Runs the probe of key {@code k}: its limit is then the one it goes on from. */
+	private static void probe(ConfigurableApplicationContext context, RateLimiter limiter) {
+		AdaptiveProbe.run(limiter, "k", context.getBean(TestTicker.class)::advance, Duration.ofMillis(10));
 	}
 
 	/** Replaces the changed properties of the last change, as an edited configuration file would. */

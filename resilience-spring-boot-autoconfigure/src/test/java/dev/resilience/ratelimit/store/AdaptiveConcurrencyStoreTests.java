@@ -3,6 +3,7 @@ package dev.resilience.ratelimit.store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,6 +14,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import dev.resilience.Ticker;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.AdaptiveProbe;
+import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings.Algorithm;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
@@ -30,7 +33,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * {@code max-concurrent: adaptive} through the public limiter API on the in-memory store (SPEC
  * §11): each key admits up to its own limit in force, which the calls' ends move; waiters follow
  * it; a change between a fixed and an adaptive limit at run time keeps the permits held; a store
- * that cannot keep the limit is refused.
+ * that cannot keep the limit is refused. A key's limit is {@code min-limit} during its first probe,
+ * so most tests run it first ({@link #probe}).
  */
 class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 
@@ -42,6 +46,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@Test
 	void admissionStopsAtTheKeysLimitNotAtMaxLimit() {
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 3, 1, 10));
+		probe(limiter, "k");
 		acquire(limiter, "k", 3);
 
 		RateLimitExceededException ex = catchThrowableOfType(RateLimitExceededException.class,
@@ -60,6 +65,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@Test
 	void callsEndingWellWithTheLimitInUseGrowItAndAdmitMore() {
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 3, 1, 10));
+		probe(limiter, "k");
 		List<Permit> held = acquire(limiter, "k", 3);
 		this.ticker.advance(CALL);
 
@@ -79,6 +85,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@EnumSource(Algorithm.class)
 	void aDropRecordedBeforeCloseLowersTheKeysLimitAndAPlainCloseDoesNot(Algorithm algorithm) {
 		RateLimiter limiter = limiter(adaptive(algorithm, 10, 1, 20));
+		probe(limiter, "k");
 		hold(limiter, "k", false);
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(10);
 
@@ -97,6 +104,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@Test
 	void aDropRecordedAfterCloseIsNotLearnt() {
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 10, 1, 20));
+		probe(limiter, "k");
 		Permit permit = limiter.acquire("k", 1, Duration.ZERO);
 		this.ticker.advance(CALL);
 		permit.close();
@@ -110,6 +118,8 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@Test
 	void eachKeyHasALimitOfItsOwn() {
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 3, 1, 10));
+		probe(limiter, "a");
+		probe(limiter, "b");
 		hold(limiter, "a", true);
 		List<Permit> heldB = acquire(limiter, "b", 3);
 		this.ticker.advance(CALL);
@@ -117,7 +127,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 
 		assertThat(limiter.inspect("a").getMaxConcurrent()).isEqualTo(2);
 		assertThat(limiter.inspect("b").getMaxConcurrent()).isEqualTo(4);
-		assertThat(limiter.inspect("c").getMaxConcurrent()).isEqualTo(3);
+		assertThat(limiter.inspect("c").getMaxConcurrent()).as("a new key, in its first probe").isEqualTo(1);
 		acquire(limiter, "a", 2);
 		assertThat(limiter.reserve("a", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
 		acquire(limiter, "b", 2);
@@ -130,6 +140,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	void aBlockedCallerWaitingForAPermitIsAdmittedWhenOneComesBack() throws Exception {
 		// The wait for a returned permit is bounded in real time: the caller waits on a thread of its own.
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 2, 1, 10));
+		probe(limiter, "k");
 		List<Permit> held = acquire(limiter, "k", 2);
 		CompletableFuture<Permit> waiting = new CompletableFuture<>();
 		Thread waiter = new Thread(() -> {
@@ -163,6 +174,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	void anAsyncCallerWaitsAsLongAsTheLimitCutByADropIsFull() {
 		AtomicReference<InMemoryRateLimitStore> store = new AtomicReference<>();
 		RateLimiter limiter = captured(store, adaptiveBuilder(Algorithm.AIMD, 3, 1, 10));
+		probe(limiter, "k");
 		List<Permit> held = acquire(limiter, "k", 3);
 
 		CompletableFuture<Permit> waiting = limiter.acquireAsync("k", 1, Duration.ofSeconds(20), this.scheduler);
@@ -176,8 +188,10 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 		this.scheduler.runDue();
 		assertThat(waiting).isNotDone();
 		assertThat(InMemoryPermitWaiterTests.waiters(store.get(), "k")).isOne();
-		// a call that ends well grows the limit back to 3, and its permit goes to the waiter
+		// a call that ends well returns a permit of the limit of 2 (which grows back one step a
+		// round trip, after a cut), and it goes to the waiter
 		held.get(1).close();
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(2);
 		this.scheduler.runDue();
 		assertThat(waiting).isCompleted();
 		assertThat(InMemoryPermitWaiterTests.waiters(store.get(), "k")).isZero();
@@ -191,6 +205,7 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	@Test
 	void aWaitForAPermitEndsWithAReturnAndAReservationThenSeesTheLimitItLeft() {
 		RateLimiter limiter = limiter(adaptive(Algorithm.AIMD, 2, 1, 10));
+		probe(limiter, "k");
 		List<Permit> held = acquire(limiter, "k", 2);
 		CompletableFuture<Void> dropped = limiter.awaitPermitAsync("k", Duration.ofSeconds(20), this.scheduler);
 		assertThat(dropped).isNotDone();
@@ -226,33 +241,41 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 
 		RateLimitDecision state = limiter.inspect("k");
 		assertThat(state.getInFlight()).isEqualTo(4);
-		assertThat(state.getMaxConcurrent()).isEqualTo(2);
+		assertThat(state.getMaxConcurrent()).as("the key's first probe, at min-limit").isEqualTo(1);
 		assertThat(waiting).isNotDone();
 		assertThat(InMemoryPermitWaiterTests.waiters(store.get(), "k")).isOne();
-		// the permits held count against the new limit: each well-ended call grows it by one, and
-		// the waiter is let in once fewer are in flight than the limit
+		// the permits held count against the new limit: the waiter is let in once none is in flight
 		this.ticker.advance(CALL);
+		for (int i = 0; i < 3; i++) {
+			held.get(i).close();
+			this.scheduler.runDue();
+			assertThat(waiting).isNotDone();
+		}
 		held.get(0).close();
-		this.scheduler.runDue();
-		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(3);
-		assertThat(waiting).isNotDone();
-		held.get(1).close();
+		assertThat(limiter.inspect("k").getInFlight()).as("a permit closed twice returns one").isOne();
+		held.get(3).close();
 		this.scheduler.runDue();
 		assertThat(waiting).isCompleted();
-		assertThat(limiter.inspect("k").getInFlight()).isEqualTo(3);
-		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(4);
+		assertThat(limiter.inspect("k").getInFlight()).isOne();
+		this.ticker.advance(CALL);
+		waiting.getNow(null).close();
+		waiting.getNow(null).close();
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		probe(limiter, "k");
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(2);
+		List<Permit> again = acquire(limiter, "k", 2);
+		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
 
 		registry.updateSettings("api", fixedBuilder(3).store("captured").build());
 
 		state = limiter.inspect("k");
-		assertThat(state.getInFlight()).isEqualTo(3);
+		assertThat(state.getInFlight()).isEqualTo(2);
 		assertThat(state.getMaxConcurrent()).isEqualTo(3);
-		assertThat(state.isPermitted()).isFalse();
+		again.add(limiter.acquire("k", 1, Duration.ZERO));
+		assertThat(limiter.inspect("k").isPermitted()).isFalse();
 		// every permit comes back once: none is lost, none counted twice
-		waiting.getNow(null).close();
-		waiting.getNow(null).close();
-		held.get(2).close();
-		held.get(3).close();
+		again.forEach(Permit::close);
+		again.forEach(Permit::close);
 		assertThat(limiter.inspect("k").getInFlight()).isZero();
 		acquire(limiter, "k", 3);
 		assertThat(limiter.reserve("k", 1, Duration.ZERO).getDecision().isPermitted()).isFalse();
@@ -264,13 +287,49 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 	void newAdaptiveBoundsKeepEachKeysLimitWithinThem() {
 		RateLimiterRegistry registry = registry().limiter("api", adaptive(Algorithm.AIMD, 6, 1, 10)).build();
 		RateLimiter limiter = registry.get("api");
-		acquire(limiter, "k", 1);
+		probe(limiter, "k");
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(6);
 
+		// new settings start a probe of each key, after which its limit goes on within them
 		registry.updateSettings("api", adaptive(Algorithm.GRADIENT, 3, 1, 4));
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(1);
+		probe(limiter, "k");
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(4);
-		registry.updateSettings("api", adaptive(Algorithm.GRADIENT, 1, 1, 40));
+		registry.updateSettings("api", adaptive(Algorithm.GRADIENT, 2, 1, 40));
+		probe(limiter, "k");
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(4);
-		assertThat(limiter.inspect("new").getMaxConcurrent()).isEqualTo(1);
+		probe(limiter, "new");
+		assertThat(limiter.inspect("new").getMaxConcurrent()).isEqualTo(2);
+	}
+
+	@Test
+	void aPausedKeyShowsItsOwnLimitAndItsCallsInFlight() {
+		RateLimiter limiter = limiter(adaptiveBuilder(Algorithm.AIMD, 10, 1, 20)
+			.pauseOnThrottle(new PauseOnThrottleSettings(true, Set.of(429), Duration.ofSeconds(1), Duration.ofMinutes(1), 0))
+			.build());
+		probe(limiter, "k");
+		hold(limiter, "k", true);
+		List<Permit> held = acquire(limiter, "k", 2);
+
+		limiter.pause("k", Duration.ofSeconds(5));
+		limiter.pause("new", Duration.ofSeconds(5));
+
+		RateLimitDecision state = limiter.inspect("k");
+		assertThat(state.isPaused()).isTrue();
+		assertThat(state.getMaxConcurrent()).as("the key's limit, not max-limit").isEqualTo(9);
+		assertThat(state.getInFlight()).isEqualTo(2);
+		assertThat(state.getRemaining()).isZero();
+		RateLimitDecision rejected = limiter.reserve("k", 1, Duration.ZERO).getDecision();
+		assertThat(rejected.isPaused()).isTrue();
+		assertThat(rejected.getMaxConcurrent()).isEqualTo(9);
+		assertThat(rejected.getInFlight()).isEqualTo(2);
+		RateLimitDecision unheld = limiter.inspect("new");
+		assertThat(unheld.isPaused()).isTrue();
+		assertThat(unheld.getMaxConcurrent()).as("a new key, in its first probe").isEqualTo(1);
+		assertThat(unheld.getInFlight()).isZero();
+		held.forEach(Permit::close);
+		assertThat(limiter.inspect("k").getInFlight()).isZero();
+		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(9);
 	}
 
 	@Test
@@ -302,6 +361,11 @@ class AdaptiveConcurrencyStoreTests extends AsyncFixture {
 		assertThat(limiter.getSettings()).isSameAs(before);
 		acquire(limiter, "k", 2);
 		assertThat(limiter.inspect("k").getMaxConcurrent()).isEqualTo(2);
+	}
+
+	/** Runs the key's probe at the latency of {@link #CALL}: its limit is then the one it goes on from. */
+	private void probe(RateLimiter limiter, String key) {
+		AdaptiveProbe.run(limiter, key, this.ticker::advance, CALL);
 	}
 
 	/** A store of another type over the in-memory one, which keeps the default: it cannot adapt. */

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
+import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
@@ -42,7 +43,10 @@ class ConcurrencyLimitReadingTests {
 	void dropsLowerTheKeysLimitAndTheLimiterShowsTheLowestOfItsKeys() {
 		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "llm", adaptive(ADAPTIVE));
 		call(limiter, "alice", false);
-		call(limiter, "bob", false);
+		assertThat(limiter.getConcurrencyLimit()).as("alice's first probe, at min-limit").hasValue(1);
+		probe(limiter, "alice");
+		probe(limiter, "bob");
+		probe(limiter, "");
 		assertThat(limiter.getConcurrencyLimit()).hasValue(10);
 		for (int i = 0; i < 3; i++) {
 			call(limiter, "bob", true); // each drop cuts to nine tenths: 9, 8, 7
@@ -58,11 +62,14 @@ class ConcurrencyLimitReadingTests {
 		limiter.reset("");
 		limiter.reset("bob");
 		assertThat(limiter.getConcurrencyLimit()).hasValue(10);
+		limiter.reset("alice");
+		assertThat(limiter.getConcurrencyLimit()).as("no key held").hasValue(10);
 	}
 
 	@Test
 	void readingTheLimitNeitherTakesNorHoldsAPermit() {
 		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "llm", adaptive(ADAPTIVE));
+		probe(limiter, "alice");
 		try (Permit held = limiter.acquire("alice", 1, Duration.ZERO)) {
 			assertThat(limiter.getConcurrencyLimit()).hasValue(10);
 			assertThat(limiter.inspect("alice").getInFlight()).isEqualTo(1);
@@ -91,12 +98,15 @@ class ConcurrencyLimitReadingTests {
 		call(limiter, "alice", false);
 		assertThat(limiter.getConcurrencyLimit()).hasValue(4);
 		registry.updateSettings("llm", adaptive(ADAPTIVE));
-		// the key has not decided under the adaptive settings yet: it starts at initial-limit
+		// the key has not decided under the adaptive settings yet: it begins its probe, at min-limit
+		assertThat(limiter.getConcurrencyLimit()).hasValue(1);
+		probe(limiter, "alice");
 		assertThat(limiter.getConcurrencyLimit()).hasValue(10);
 		call(limiter, "alice", true);
 		assertThat(limiter.getConcurrencyLimit()).hasValue(9);
 		registry.updateSettings("llm",
 				adaptive(new AdaptiveConcurrencySettings(AdaptiveConcurrencySettings.Algorithm.AIMD, 5, 1, 5)));
+		probe(limiter, "alice");
 		assertThat(limiter.getConcurrencyLimit()).as("kept within the new max-limit").hasValue(5);
 		registry.updateSettings("llm", RateLimiterSettings.builder().maxConcurrent(3, Duration.ofMinutes(1)).build());
 		assertThat(limiter.getConcurrencyLimit()).hasValue(3);
@@ -201,6 +211,11 @@ class ConcurrencyLimitReadingTests {
 	}
 
 	/** One call of the key that takes 10 ms, ended with a drop or not. */
+	/** Runs the key's probe at the latency of {@link #call}: its limit is then the one it goes on from. */
+	private void probe(RateLimiter limiter, String key) {
+		AdaptiveProbe.run(limiter, key, this.ticker::advance, Duration.ofMillis(10));
+	}
+
 	private void call(RateLimiter limiter, String key, boolean dropped) {
 		Permit permit = limiter.acquire(key, 1, Duration.ZERO);
 		this.ticker.advance(Duration.ofMillis(10));

@@ -25,7 +25,8 @@ import dev.resilience.sample.partner.LimitedCapacityPartner;
  * {@code capacities}, each for {@code seconds}. The report is the limit over time (sampled every
  * {@value #SAMPLE_MILLIS} ms) and each phase summed up: the limit falls when the partner's capacity
  * falls, as its latency rises, and grows back when the capacity comes back. Runs one at a time,
- * each from a fresh limit ({@code initial-limit}).
+ * each from a fresh limit: a probe of the partner's lowest latency at {@code min-limit}, then
+ * {@code initial-limit}.
  */
 @RestController
 @RequestMapping("/demo")
@@ -67,7 +68,8 @@ public class AdaptiveDemoController {
 		if (workers < 1 || workers > MAX_WORKERS) {
 			throw new IllegalArgumentException("workers must be between 1 and " + MAX_WORKERS + " but was " + workers);
 		}
-		// Each run starts from initial-limit: the previous run's workers have all returned their permits.
+		// Each run starts from a fresh limit (its probe, then initial-limit): the previous run's
+		// workers have all returned their permits.
 		this.limiter.reset("");
 		this.partner.setCapacity(phases[0]);
 		long start = System.nanoTime();

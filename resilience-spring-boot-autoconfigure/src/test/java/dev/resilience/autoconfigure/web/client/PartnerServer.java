@@ -37,6 +37,9 @@ final class PartnerServer implements AutoCloseable {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
+	private volatile Runnable onEachRequest = () -> {
+	};
+
 	PartnerServer() {
 		try {
 			this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
@@ -49,6 +52,7 @@ final class PartnerServer implements AutoCloseable {
 			String host = exchange.getRequestHeaders().getFirst("Host");
 			this.received.computeIfAbsent(host.substring(0, host.lastIndexOf(':')), (name) -> new AtomicInteger())
 				.incrementAndGet();
+			this.onEachRequest.run();
 			this.waiting.incrementAndGet();
 			try {
 				this.held.await(10, TimeUnit.SECONDS);
@@ -96,6 +100,11 @@ final class PartnerServer implements AutoCloseable {
 	/** Answers the next request with a status and header fields, instead of {@code 200 ok}. */
 	void answerNext(int status, Map<String, String> fields) {
 		this.answers.add(new Answer(status, fields));
+	}
+
+	/** Runs the action as each request from now on arrives, before it is held or answered. */
+	void onEachRequest(Runnable action) {
+		this.onEachRequest = action;
 	}
 
 	/** Holds every answer from now until {@link #release()}. */
