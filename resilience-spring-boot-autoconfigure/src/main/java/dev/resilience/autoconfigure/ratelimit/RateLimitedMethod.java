@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.Stages;
-import dev.resilience.internal.Causes;
+import dev.resilience.autoconfigure.support.Timeouts;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
@@ -133,7 +133,7 @@ final class RateLimitedMethod {
 	 * failure is a throttle signal when it carries a status of the limiter's
 	 * {@code pause-on-throttle.statuses} (read whether or not pausing is enabled) or a
 	 * {@link ThrottleSignal} bean reads it as one. Records a drop on the permit when a limiter
-	 * with adaptive concurrency finds a throttle signal or a timeout ({@link Causes#isTimeout});
+	 * with adaptive concurrency finds a throttle signal or a timeout ({@link Timeouts#isTimeout});
 	 * the permit carries one flag, which only adaptive limiters heed.
 	 * @return the pauses the call asks for: one per limiter that pauses and finds a throttle signal
 	 */
@@ -155,7 +155,7 @@ final class RateLimitedMethod {
 			if (pausing && throttle != null) {
 				pauses.add(new Pause(limiter, decision.getKey(), throttle));
 			}
-			dropped |= adapting && (throttle != null || Causes.isTimeout(failure));
+			dropped |= adapting && (throttle != null || Timeouts.isTimeout(failure));
 		}
 		if (dropped) {
 			permit.recordDrop();

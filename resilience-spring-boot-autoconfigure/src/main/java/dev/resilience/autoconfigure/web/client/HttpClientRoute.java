@@ -11,7 +11,7 @@ import org.springframework.expression.Expression;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 import org.springframework.http.HttpRequest;
 
-import dev.resilience.internal.Causes;
+import dev.resilience.autoconfigure.support.Timeouts;
 import dev.resilience.ratelimit.PartnerAnswers;
 import dev.resilience.ratelimit.PauseOnThrottleSettings;
 import dev.resilience.ratelimit.RateLimiter;
@@ -96,12 +96,12 @@ public record HttpClientRoute(RateLimiter limiter, @Nullable Expression key, Str
 	/**
 	 * Returns whether a request that failed is a drop for the limiter's adaptive limit: the
 	 * limiter's {@code max-concurrent} is adaptive and the failure is a timeout
-	 * ({@link Causes#isTimeout}).
+	 * ({@link Timeouts#isTimeout}).
 	 * @param failure what the request failed with
 	 * @return whether the request's permit should record a drop
 	 */
 	public boolean isDrop(Throwable failure) {
-		return this.limiter.getSettings().adaptiveConcurrency() != null && Causes.isTimeout(failure);
+		return this.limiter.getSettings().adaptiveConcurrency() != null && Timeouts.isTimeout(failure);
 	}
 
 	private String where(Expression expression) {
