@@ -165,6 +165,16 @@ class PollerTests {
 	}
 
 	@Test
+	void anAbsurdDelayWithoutATimeoutSumsToTheLongestDurationInsteadOfOverflowing() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		PollExhaustedException exhausted = await(
+				poller(() -> null).backoff(Backoff.FIXED).delay(forever).maxDelay(forever).maxAttempts(3));
+
+		assertThat(exhausted.getHistory().attempts()).hasSize(3);
+		assertThat(exhausted.getHistory().totalDelay()).isEqualTo(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
+	}
+
+	@Test
 	void anAbsurdTimeoutIsNoTimeoutAtAll() {
 		Duration forever = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
 		PollExhaustedException exhausted = await(poller(() -> {
