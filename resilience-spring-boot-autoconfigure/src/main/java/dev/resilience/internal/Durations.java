@@ -87,6 +87,22 @@ public final class Durations {
 		return (((a ^ sum) & (b ^ sum)) < 0) ? ((a < 0) ? Long.MIN_VALUE : Long.MAX_VALUE) : sum;
 	}
 
+	/**
+	 * Adds two durations without throwing: a sum past the longest (or shortest) {@link Duration}
+	 * is that duration.
+	 * @param a a summand
+	 * @param b a summand
+	 * @return the sum, saturated
+	 */
+	public static Duration saturatedPlus(Duration a, Duration b) {
+		try {
+			return a.plus(b);
+		}
+		catch (ArithmeticException ex) {
+			return b.isNegative() ? Duration.ofSeconds(Long.MIN_VALUE) : Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+		}
+	}
+
 	private static long saturate(BigInteger value) {
 		return (value.bitLength() < 64) ? value.longValue() : Long.MAX_VALUE;
 	}

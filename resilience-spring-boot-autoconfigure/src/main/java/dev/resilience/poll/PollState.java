@@ -8,6 +8,8 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.Durations;
+
 /**
  * The immutable state of a poll between two attempts, the ExWaiter poller record:
  * {@link Poller#initialState()} gives the state before the first attempt, and each
@@ -50,7 +52,7 @@ public final class PollState<T> {
 
 	/** The state after one more attempt; {@code nextDelay} is {@code null} when the poll is over. */
 	PollState<T> next(PollAttempt<T> attempt, long startedAt, @Nullable Duration nextDelay, boolean timedOut) {
-		return new PollState<>(this, attempt, startedAt, this.totalDelay.plus(attempt.delayBefore()), nextDelay,
+		return new PollState<>(this, attempt, startedAt, Durations.saturatedPlus(this.totalDelay, attempt.delayBefore()), nextDelay,
 				timedOut);
 	}
 

@@ -235,10 +235,15 @@ public final class Poller<T> {
 		throw (E) failure;
 	}
 
-	/** Whether an attempt after the delay from now would begin past the timeout, which is set. */
+	/**
+	 * Whether an attempt after the delay from now would begin past the timeout, which is set. In
+	 * saturated nanoseconds: a delay or timeout of hundreds of years, as a user may write to mean
+	 * "never", neither overflows nor throws.
+	 */
 	private boolean beginsPastTimeout(long startedAt, Duration delay) {
-		Duration elapsed = Duration.ofNanos(this.ticker.read() - startedAt);
-		return elapsed.plus(delay).compareTo(Objects.requireNonNull(this.settings.timeout())) > 0;
+		long elapsed = this.ticker.read() - startedAt;
+		long timeout = Durations.saturatedNanos(Objects.requireNonNull(this.settings.timeout()));
+		return Durations.saturatedAdd(elapsed, Durations.saturatedNanos(delay)) > timeout;
 	}
 
 	private void tellListeners(PollState<T> state) {

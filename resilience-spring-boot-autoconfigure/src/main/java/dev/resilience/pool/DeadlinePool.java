@@ -260,10 +260,16 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		config.setMinEvictableIdleDuration((maxIdleTime != null) ? maxIdleTime : Duration.ofMillis(-1));
 		config.setNumTestsPerEvictionRun(-1);
 		if (maxIdleTime != null || settings.minIdle() > 0) {
-			// Every max-idle-time, kept between one and thirty seconds.
-			long period = (maxIdleTime != null) ? maxIdleTime.toMillis() : EVICTION_PERIOD_CAP.toMillis();
-			config.setTimeBetweenEvictionRuns(Duration.ofMillis(
-					Math.max(EVICTION_PERIOD_FLOOR.toMillis(), Math.min(period, EVICTION_PERIOD_CAP.toMillis()))));
+			// Every max-idle-time, kept between one and thirty seconds; compared as durations, which
+			// a max-idle-time of hundreds of years (toMillis() would overflow) cannot break.
+			Duration period = (maxIdleTime != null) ? maxIdleTime : EVICTION_PERIOD_CAP;
+			if (period.compareTo(EVICTION_PERIOD_CAP) > 0) {
+				period = EVICTION_PERIOD_CAP;
+			}
+			else if (period.compareTo(EVICTION_PERIOD_FLOOR) < 0) {
+				period = EVICTION_PERIOD_FLOOR;
+			}
+			config.setTimeBetweenEvictionRuns(period);
 		}
 		return config;
 	}

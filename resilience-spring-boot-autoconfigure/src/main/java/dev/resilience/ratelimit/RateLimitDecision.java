@@ -109,6 +109,17 @@ public final class RateLimitDecision {
 	}
 
 	/**
+	 * A decision rebuilt from its parts, as {@link RateLimitExceededException} reads one back after
+	 * Java serialization.
+	 */
+	static RateLimitDecision restored(String limiterName, String key, boolean permitted, long waitNanos,
+			long retryAfterNanos, boolean concurrencyLimited, int inFlight, int maxConcurrent, long pauseNanos,
+			List<Quota> quotas) {
+		return new RateLimitDecision(limiterName, key, permitted, waitNanos, retryAfterNanos, concurrencyLimited,
+				inFlight, maxConcurrent, pauseNanos, List.copyOf(quotas), null, 0, null, null);
+	}
+
+	/**
 	 * A store's decision, whose quotas are computed from the given values when read. For store
 	 * implementations; the decision keeps {@code bucket} and {@code windowQuotas} as they are, so
 	 * neither may change afterwards.

@@ -1,9 +1,14 @@
 package dev.resilience.ratelimit;
 
+import java.io.IOException;
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 
-import org.jspecify.annotations.Nullable;
+import dev.resilience.internal.Durations;
 
 /**
  * Thrown when a rate limiter rejects a call. A Spring MVC application turns it into
@@ -19,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  */
 public class RateLimitExceededException extends RuntimeException {
 
-	private static final long serialVersionUID = 1L;
+	// 2: the serialized form carries the whole decision (see writeObject).
+	private static final long serialVersionUID = 2L;
 
 	private final String limiterName;
 
@@ -27,8 +33,10 @@ public class RateLimitExceededException extends RuntimeException {
 
 	private final Duration retryAfter;
 
-	// Not serializable: after deserialization the decision is rebuilt from the fields above.
-	private final transient @Nullable RateLimitDecision decision;
+	// A decision is not serializable (a store's holds its settings and bucket): writeObject writes
+	// what its getters return, readObject rebuilds it from that. Set once, in the constructor or
+	// in readObject.
+	private transient RateLimitDecision decision;
 
 	/**
 	 * Creates the exception for a rejecting decision, with a stack trace.
@@ -87,14 +95,76 @@ public class RateLimitExceededException extends RuntimeException {
 	}
 
 	/**
-	 * Returns the full decision. After the exception was serialized and read back, only the
-	 * limiter, key and Retry-After are known: the decision then has no quotas.
+	 * Returns the full decision. After the exception was serialized and read back (Java
+	 * serialization), it is a copy that answers every getter as the original did when it was
+	 * written: its quotas are those the original reported then, no longer computed from a store's
+	 * state, and a copy of a paused, concurrency-limited or reserving decision still says so.
 	 * @return the decision that rejected the call
 	 */
 	public RateLimitDecision getDecision() {
+		return this.decision;
+	}
+
+	/**
+	 * Writes the fields, then the decision as its getters describe it: whether it permitted, its
+	 * wait, whether it lacked only a concurrency permit, the calls in flight and their limit, the
+	 * pause, and each quota (type, quota, window, remaining, reset).
+	 * @param out the stream
+	 * @throws IOException if it cannot be written
+	 * @serialData the decision's parts, as above, after the default fields
+	 */
+	private void writeObject(ObjectOutputStream out) throws IOException {
+		out.defaultWriteObject();
 		RateLimitDecision decided = this.decision;
-		return (decided != null) ? decided
-				: new RateLimitDecision(this.limiterName, this.key, false, Duration.ZERO, this.retryAfter, List.of(), 0, 0);
+		out.writeBoolean(decided.isPermitted());
+		out.writeLong(Durations.saturatedNanos(decided.getWait()));
+		out.writeBoolean(decided.isConcurrencyLimited());
+		out.writeInt(decided.getInFlight());
+		out.writeInt(decided.getMaxConcurrent());
+		out.writeLong(Durations.saturatedNanos(decided.getPause()));
+		List<RateLimitDecision.Quota> quotas = decided.getQuotas();
+		out.writeInt(quotas.size());
+		for (RateLimitDecision.Quota quota : quotas) {
+			out.writeUTF(quota.type().name());
+			out.writeLong(quota.quota());
+			out.writeObject(quota.window());
+			out.writeLong(quota.remaining());
+			out.writeObject(quota.reset());
+		}
+	}
+
+	/**
+	 * Reads what {@link #writeObject} wrote and rebuilds the decision from it.
+	 * @param in the stream
+	 * @throws IOException if it cannot be read or does not describe a decision
+	 * @throws ClassNotFoundException if a class it holds is missing
+	 */
+	private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+		in.defaultReadObject();
+		boolean permitted = in.readBoolean();
+		long waitNanos = in.readLong();
+		boolean concurrencyLimited = in.readBoolean();
+		int inFlight = in.readInt();
+		int maxConcurrent = in.readInt();
+		long pauseNanos = in.readLong();
+		int size = in.readInt();
+		if (size < 0 || this.limiterName == null || this.key == null || this.retryAfter == null) {
+			throw new InvalidObjectException("Not a RateLimitExceededException written by this class");
+		}
+		List<RateLimitDecision.Quota> quotas = new ArrayList<>(Math.min(size, 16));
+		try {
+			for (int i = 0; i < size; i++) {
+				quotas.add(new RateLimitDecision.Quota(RateLimitDecision.Quota.Type.valueOf(in.readUTF()), in.readLong(),
+						(Duration) in.readObject(), in.readLong(), (Duration) in.readObject()));
+			}
+		}
+		catch (IllegalArgumentException | ClassCastException ex) {
+			InvalidObjectException invalid = new InvalidObjectException("A quota of the decision cannot be read");
+			invalid.initCause(ex);
+			throw invalid;
+		}
+		this.decision = RateLimitDecision.restored(this.limiterName, this.key, permitted, waitNanos,
+				Durations.saturatedNanos(this.retryAfter), concurrencyLimited, inFlight, maxConcurrent, pauseNanos, quotas);
 	}
 
 }

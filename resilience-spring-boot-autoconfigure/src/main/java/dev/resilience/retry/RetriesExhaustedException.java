@@ -50,8 +50,9 @@ public class RetriesExhaustedException extends RuntimeException {
 
 	/**
 	 * Returns the exhaustion carried by a failure as a suppressed exception: the one added last,
-	 * which is the latest call's when one exception instance ended several calls (a cached
-	 * exception), and the outermost retry's when retries are nested.
+	 * which is the outermost retry's when retries are nested. One exception instance that ends
+	 * several calls (a cached exception) carries the exhaustions of the first eight only, so that
+	 * it does not grow with every call: past those, this is the eighth call's, not the latest's.
 	 * @param failure the exception a retried call threw
 	 * @return the exhaustion, or {@code null} when the failure carries none
 	 */

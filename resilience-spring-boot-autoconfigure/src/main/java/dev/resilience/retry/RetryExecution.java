@@ -31,6 +31,15 @@ import dev.resilience.observation.ResilienceObservations;
  */
 public final class RetryExecution {
 
+	/**
+	 * The most a failure carries of what retrying adds to it as suppressed exceptions (the
+	 * exhaustions, a broken condition's failures). One exception instance may end any number of
+	 * calls (a cached exception thrown by every call), and a suppressed exception stays on it for
+	 * good: past this many, later calls add nothing, so the instance does not grow without bound.
+	 * Eight leaves room for retries nested several deep.
+	 */
+	static final int MAX_EXHAUSTIONS_CARRIED = 8;
+
 	private final Retry retry;
 
 	private final Predicate<Throwable> retryIf;
@@ -200,7 +209,7 @@ public final class RetryExecution {
 		}
 		catch (RuntimeException conditionFailure) {
 			// The call's own failure is what the caller needs; the broken condition rides along.
-			failure.addSuppressed(conditionFailure);
+			carry(failure, conditionFailure);
 			retry = false;
 		}
 		if (!retry) {
@@ -250,10 +259,27 @@ public final class RetryExecution {
 	private RetryVerdict stop(Stop stop) {
 		Throwable failure = this.lastFailure;
 		if (failure != null) {
-			failure.addSuppressed(exhausted(stop.reason, null));
+			carry(failure, exhausted(stop.reason, null));
 			return end(stop.outcome, RetryVerdict.throwing(failure));
 		}
 		return end(stop.outcome, RetryVerdict.throwing(exhausted(stop.reason, this.lastResult)));
+	}
+
+	/**
+	 * Adds what retrying learnt to the failure as a suppressed exception, unless the failure
+	 * already carries {@link #MAX_EXHAUSTIONS_CARRIED} of them: the one instance may be thrown by
+	 * every call.
+	 */
+	private static void carry(Throwable failure, Throwable suppressed) {
+		int carried = 0;
+		for (Throwable earlier : failure.getSuppressed()) {
+			if (earlier instanceof RetriesExhaustedException || earlier.getClass() == suppressed.getClass()) {
+				carried++;
+			}
+		}
+		if (carried < MAX_EXHAUSTIONS_CARRIED) {
+			failure.addSuppressed(suppressed);
+		}
 	}
 
 	private RetriesExhaustedException exhausted(String reason, @Nullable Object result) {

@@ -11,6 +11,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DurationsTests {
 
 	@Test
+	void durationSumsSaturate() {
+		Duration longest = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+		assertThat(Durations.saturatedPlus(Duration.ofSeconds(1), Duration.ofMillis(500))).isEqualTo(Duration.ofMillis(1_500));
+		assertThat(Durations.saturatedPlus(Duration.ofSeconds(Long.MAX_VALUE), Duration.ofSeconds(1))).isEqualTo(longest);
+		assertThat(Durations.saturatedPlus(Duration.ofSeconds(Long.MIN_VALUE), Duration.ofSeconds(-1)))
+			.isEqualTo(Duration.ofSeconds(Long.MIN_VALUE));
+	}
+
+	@Test
 	void durationsThatFitAreExact() {
 		assertThat(Durations.saturatedNanos(Duration.ofMillis(1500))).isEqualTo(1_500_000_000L);
 		assertThat(Durations.saturatedNanos(Duration.ofNanos(-7))).isEqualTo(-7);

@@ -150,6 +150,44 @@ class PollerTests {
 	}
 
 	@Test
+	void anAbsurdDelayEndsThePollAtTheTimeoutInsteadOfOverflowing() {
+		// A delay of about 292 billion years, as a user writes to mean "never": the next attempt
+		// would begin past the timeout, so the poll ends now, without overflowing or waiting.
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		PollExhaustedException exhausted = await(poller(() -> {
+			this.ticker.advance(Duration.ofSeconds(1));
+			return null;
+		}).backoff(Backoff.FIXED).delay(forever).maxDelay(forever).timeout(Duration.ofMinutes(1)));
+
+		assertThat(exhausted.getHistory().attempts()).hasSize(1);
+		assertThat(exhausted.getTimeout()).isEqualTo(Duration.ofMinutes(1));
+		assertThat(this.ticker.sleeps()).isEmpty();
+	}
+
+	@Test
+	void anAbsurdDelayWithoutATimeoutSumsToTheLongestDurationInsteadOfOverflowing() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
+		PollExhaustedException exhausted = await(
+				poller(() -> null).backoff(Backoff.FIXED).delay(forever).maxDelay(forever).maxAttempts(3));
+
+		assertThat(exhausted.getHistory().attempts()).hasSize(3);
+		assertThat(exhausted.getHistory().totalDelay()).isEqualTo(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999));
+	}
+
+	@Test
+	void anAbsurdTimeoutIsNoTimeoutAtAll() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+		PollExhaustedException exhausted = await(poller(() -> {
+			this.ticker.advance(Duration.ofSeconds(1));
+			return null;
+		}).backoff(Backoff.FIXED).delay(ms(100)).maxAttempts(3).timeout(forever));
+
+		assertThat(exhausted.getHistory().attempts()).hasSize(3);
+		assertThat(exhausted.getTimeout()).isNull();
+		assertThat(this.ticker.sleeps()).containsExactly(ms(100), ms(100));
+	}
+
+	@Test
 	void theAttemptsEndThePollBeforeTheTimeout() {
 		PollExhaustedException exhausted = await(poller(() -> null).maxAttempts(2).timeout(Duration.ofMinutes(1)));
 		assertThat(exhausted).hasMessage("Tried 2 times over 10ms, but condition was never met");

@@ -118,6 +118,15 @@ class ConnectionPoolSettingsTests {
 	}
 
 	@Test
+	void anAbsurdMaxIdleTimeRunsMaintenanceEveryThirtySecondsInsteadOfOverflowing() {
+		Duration forever = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+		assertThat(maintenancePeriod(forever)).isEqualTo(Duration.ofSeconds(30));
+		assertThat(maintenancePeriod(Duration.ofMillis(Long.MAX_VALUE).plusMillis(1))).isEqualTo(Duration.ofSeconds(30));
+		assertThat(DeadlinePool.config(ConnectionPoolSettings.builder().maxIdleTime(forever).build())
+			.getMinEvictableIdleDuration()).isEqualTo(forever);
+	}
+
+	@Test
 	void aPoolGetsTwiceItsSizeInNamedDaemonThreadsThatEndWhenIdleOnJava17() throws Exception {
 		ExecutorService executor = WorkerThreads.create("llm", 4);
 		try {

@@ -505,6 +505,17 @@ class ConnectionPoolTests {
 	}
 
 	@Test
+	void idleConnectionsAreKeptWithAnAbsurdMaxIdleTime() throws Exception {
+		ConnectionPool<Integer> pool = track(ConnectionPool.builder("p", this.factory)
+			.settings(ConnectionPoolSettings.builder().maxIdleTime(Duration.ofSeconds(Long.MAX_VALUE)).build())
+			.build());
+		pool.withConnection(LONG, (connection) -> connection);
+		((DeadlinePool<Integer>) pool).maintain();
+		assertThat(pool.getStats().idle()).isOne();
+		assertThat(this.factory.destroyedIds).isEmpty();
+	}
+
+	@Test
 	void idleConnectionsAreKeptWithoutMaxIdleTime() throws Exception {
 		ConnectionPool<Integer> pool = pool(1, Ticker.system());
 		pool.withConnection(LONG, (connection) -> connection);

@@ -116,6 +116,36 @@ class RetryTests {
 	}
 
 	@Test
+	void aFailureThrownByManyCallsCarriesABoundedNumberOfExhaustions() {
+		// A cached exception thrown by every call of a busy service: each call's exhaustion must
+		// not stay on it for the life of the cache.
+		IOException shared = new IOException("down");
+		Retry retry = retry(policy().maxRetries(1));
+		for (int i = 0; i < 1_000; i++) {
+			catchFailure(retry, () -> {
+				throw shared;
+			});
+		}
+		assertThat(shared.getSuppressed()).hasSizeLessThanOrEqualTo(RetryExecution.MAX_EXHAUSTIONS_CARRIED)
+			.allSatisfy((suppressed) -> assertThat(suppressed).isInstanceOf(RetriesExhaustedException.class));
+		assertThat(RetriesExhaustedException.of(shared).getMessage()).startsWith("Tried 2 times");
+	}
+
+	@Test
+	void aBrokenConditionAddsABoundedNumberOfFailuresToAReusedException() {
+		IOException shared = new IOException("down");
+		Retry retry = retry(policy());
+		for (int i = 0; i < 1_000; i++) {
+			catchFailure(() -> retry.call(() -> {
+				throw shared;
+			}, (ex) -> {
+				throw new IllegalStateException("broken condition");
+			}, (result) -> false));
+		}
+		assertThat(shared.getSuppressed()).hasSizeLessThanOrEqualTo(RetryExecution.MAX_EXHAUSTIONS_CARRIED);
+	}
+
+	@Test
 	void zeroRetriesFailWithoutRetry() {
 		IOException failure = new IOException("down");
 		Throwable thrown = catchFailure(retry(policy().maxRetries(0)), () -> {
