@@ -1,18 +1,10 @@
 package dev.resilience.autoconfigure.web;
 
-import java.net.URI;
-import java.util.List;
 
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.ResponseEntity;
-import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.util.Assert;
-import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.web.reactive.result.view.ViewResolver;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 
@@ -32,27 +24,14 @@ public class PoolTimeoutWebExceptionHandler implements WebExceptionHandler, Orde
 	/** The handler's order: just before Spring Boot's {@code ErrorWebExceptionHandler} ({@code -1}). */
 	public static final int ORDER = -2;
 
-	private final ServerResponse.Context context;
+	private final ProblemResponses problems;
 
 	/**
 	 * Creates a handler that writes the problem detail with the given codecs.
 	 * @param codecs the application's codecs
 	 */
 	public PoolTimeoutWebExceptionHandler(ServerCodecConfigurer codecs) {
-		List<HttpMessageWriter<?>> writers = codecs.getWriters();
-		this.context = new ServerResponse.Context() {
-
-			@Override
-			public List<HttpMessageWriter<?>> messageWriters() {
-				return writers;
-			}
-
-			@Override
-			public List<ViewResolver> viewResolvers() {
-				return List.of();
-			}
-
-		};
+		this.problems = new ProblemResponses(codecs);
 	}
 
 	@Override
@@ -61,15 +40,8 @@ public class PoolTimeoutWebExceptionHandler implements WebExceptionHandler, Orde
 				|| exchange.getResponse().isCommitted()) {
 			return Mono.error(ex);
 		}
-		ResponseEntity<ProblemDetail> entity = PoolTimeoutExceptionHandler.timedOut((DeadlineExceededException) ex);
-		ProblemDetail problem = entity.getBody();
-		Assert.state(problem != null, "A pool's timeout has a problem detail");
-		// A handler method's ProblemDetail gets its instance from WebFlux; here it is ours to set.
-		problem.setInstance(URI.create(exchange.getRequest().getPath().value()));
-		return ServerResponse.status(entity.getStatusCode())
-			.headers((headers) -> headers.addAll(entity.getHeaders()))
-			.bodyValue(problem)
-			.flatMap((response) -> response.writeTo(exchange, this.context));
+		return this.problems.write(exchange,
+				PoolTimeoutExceptionHandler.timedOut((DeadlineExceededException) ex));
 	}
 
 	@Override

@@ -1,19 +1,12 @@
 package dev.resilience.autoconfigure.web;
 
-import java.net.URI;
-import java.util.List;
 
 import reactor.core.publisher.Mono;
 
 import org.springframework.core.Ordered;
-import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.util.Assert;
-import org.springframework.web.reactive.function.server.ServerResponse;
-import org.springframework.web.reactive.result.view.ViewResolver;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 
@@ -33,27 +26,14 @@ public class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordere
 	/** The handler's order: just before Spring Boot's {@code ErrorWebExceptionHandler} ({@code -1}). */
 	public static final int ORDER = -2;
 
-	private final ServerResponse.Context context;
+	private final ProblemResponses problems;
 
 	/**
 	 * Creates a handler that writes the problem detail with the given codecs.
 	 * @param codecs the application's codecs
 	 */
 	public RateLimitWebExceptionHandler(ServerCodecConfigurer codecs) {
-		List<HttpMessageWriter<?>> writers = codecs.getWriters();
-		this.context = new ServerResponse.Context() {
-
-			@Override
-			public List<HttpMessageWriter<?>> messageWriters() {
-				return writers;
-			}
-
-			@Override
-			public List<ViewResolver> viewResolvers() {
-				return List.of();
-			}
-
-		};
+		this.problems = new ProblemResponses(codecs);
 	}
 
 	@Override
@@ -63,15 +43,7 @@ public class RateLimitWebExceptionHandler implements WebExceptionHandler, Ordere
 		}
 		ResponseEntity<ProblemDetail> entity = RateLimitExceptionHandler.tooManyRequests(rejection,
 				RateLimitExchangeDecisions.of(exchange).items());
-		ProblemDetail problem = entity.getBody();
-		Assert.state(problem != null, "A 429 has a problem detail");
-		// A handler method's ProblemDetail gets its instance from WebFlux; here it is ours to set.
-		problem.setInstance(URI.create(exchange.getRequest().getPath().value()));
-		return ServerResponse.status(entity.getStatusCode())
-			.headers((headers) -> headers.addAll(entity.getHeaders()))
-			.contentType(MediaType.APPLICATION_PROBLEM_JSON)
-			.bodyValue(problem)
-			.flatMap((response) -> response.writeTo(exchange, this.context));
+		return this.problems.write(exchange, entity);
 	}
 
 	@Override
