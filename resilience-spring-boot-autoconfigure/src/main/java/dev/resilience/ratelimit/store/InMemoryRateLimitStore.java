@@ -849,10 +849,12 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 
 	/**
 	 * After a permit taken at {@code start} came back: wakes those waiting for one of its key and,
-	 * when the call ran, learns its hold time. The caller holds the key's monitor.
+	 * when the call ran, learns its hold time, and tells the key's adaptive limit, if it has one, how
+	 * the call went (one clock read for both). The caller holds the key's monitor.
 	 * @return the waiters without a thread, to complete once the monitor is left, or {@code null}
 	 */
-	private @Nullable Set<CompletableFuture<Void>> permitReturned(KeyState state, long start, boolean used) {
+	private @Nullable Set<CompletableFuture<Void>> permitReturned(KeyState state, long start, boolean used,
+			boolean dropped) {
 		KeyState.Slots slots = state.slots;
 		if (start == Long.MIN_VALUE || slots == null) {
 			return null;
@@ -863,25 +865,18 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 		Set<CompletableFuture<Void>> woken = slots.takePermitFutures();
 		// Only a call that ran tells how long calls hold their permit, not one given back.
 		if (used) {
-			long held = Math.max(0, this.clock.read() - start);
+			long now = this.clock.read();
+			long held = Math.max(0, now - start);
 			long typical = this.typicalHoldNanos;
 			// An exponentially weighted average over about the last eight permits; a lost race
 			// only drops one sample.
 			this.typicalHoldNanos = (typical == 0) ? Math.max(1, held) : Math.max(1, typical + (held - typical) / 8);
+			AdaptiveLimit adaptive = slots.adaptive;
+			if (adaptive != null) {
+				adaptive.onSample(start, now, slots.inFlight() + 1, dropped);
+			}
 		}
 		return woken;
-	}
-
-	/**
-	 * Tells the key's adaptive limit, if it has one, how the call whose permit was taken at
-	 * {@code start} went; the caller holds the key's monitor.
-	 */
-	private void learn(KeyState state, long start, boolean dropped) {
-		KeyState.Slots slots = state.slots;
-		AdaptiveLimit adaptive = (slots != null) ? slots.adaptive : null;
-		if (adaptive != null && start != Long.MIN_VALUE) {
-			adaptive.onSample(start, this.clock.read(), slots.inFlight() + 1, dropped);
-		}
 	}
 
 	/** Completes the waiters of a returned permit, outside the key's monitor: they may go on at once. */
@@ -924,7 +919,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 					this.done = true;
 					woken = permitReturned(this.state,
 							LimiterAlgorithm.giveBack(settings, this.state, Objects.requireNonNull(this.ticket), clock),
-							false);
+							false, false);
 				}
 			}
 			wake(woken);
@@ -945,8 +940,7 @@ final class InMemoryRateLimitStore implements RateLimitStore {
 				if (this.decision.isPermitted() && !this.done) {
 					this.done = true;
 					long start = LimiterAlgorithm.release(this.state.slots, Objects.requireNonNull(this.ticket).sequence());
-					woken = permitReturned(this.state, start, true);
-					learn(this.state, start, dropped);
+					woken = permitReturned(this.state, start, true, dropped);
 				}
 			}
 			wake(woken);
