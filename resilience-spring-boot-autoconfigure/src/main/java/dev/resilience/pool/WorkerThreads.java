@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The threads that run a pool's work. On Java 21 and later, one virtual thread per call (found at
  * run time: the starter is compiled for Java 17), so that work hung past its deadline costs no
- * platform thread. Before, a bounded set of daemon threads per pool: twice the pool's size, so
+ * platform thread; they are named {@code resilience-pool-<pool>-<n>} as the platform threads are,
+ * so that a thread dump or a log line shows whose work it is. Before, a bounded set of daemon threads per pool: twice the pool's size, so
  * that as many calls as the pool holds can hang past their deadline while the replacements still
  * find threads; beyond that, work waits for a thread within its deadline. Those threads take their
  * work from a {@link HandOffQueue}, where a thread that has just finished spins briefly for the
@@ -23,7 +24,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class WorkerThreads {
 
-	private static final @Nullable Method VIRTUAL_THREAD_PER_TASK = virtualThreadPerTask();
+	private static final @Nullable VirtualThreads VIRTUAL_THREADS = VirtualThreads.find();
 
 	private WorkerThreads() {
 	}
@@ -44,8 +45,8 @@ final class WorkerThreads {
 	 * @return the executor, to shut down when the pool closes
 	 */
 	static ExecutorService create(String pool, int maxSize) {
-		Method virtual = VIRTUAL_THREAD_PER_TASK;
-		return (virtual != null) ? virtual(virtual) : bounded(pool, 2 * maxSize);
+		VirtualThreads virtual = VIRTUAL_THREADS;
+		return (virtual != null) ? virtual.executor("resilience-pool-" + pool + "-") : bounded(pool, 2 * maxSize);
 	}
 
 	/**
@@ -73,22 +74,34 @@ final class WorkerThreads {
 		return executor;
 	}
 
-	private static ExecutorService virtual(Method factory) {
-		try {
-			return (ExecutorService) factory.invoke(null);
-		}
-		catch (ReflectiveOperationException ex) {
-			throw new IllegalStateException("Cannot create virtual threads", ex);
-		}
-	}
+	/**
+	 * The JDK 21 methods that make an executor of named virtual threads:
+	 * {@code Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name(prefix, 1).factory())}.
+	 */
+	private record VirtualThreads(Method ofVirtual, Method name, Method factory, Method perTask) {
 
-	private static @Nullable Method virtualThreadPerTask() {
-		try {
-			return Executors.class.getMethod("newVirtualThreadPerTaskExecutor");
+		static @Nullable VirtualThreads find() {
+			try {
+				Class<?> builder = Class.forName("java.lang.Thread$Builder");
+				return new VirtualThreads(Thread.class.getMethod("ofVirtual"),
+						builder.getMethod("name", String.class, long.class), builder.getMethod("factory"),
+						Executors.class.getMethod("newThreadPerTaskExecutor", ThreadFactory.class));
+			}
+			catch (ClassNotFoundException | NoSuchMethodException ex) {
+				return null;
+			}
 		}
-		catch (NoSuchMethodException ex) {
-			return null;
+
+		ExecutorService executor(String prefix) {
+			try {
+				Object named = this.name.invoke(this.ofVirtual.invoke(null), prefix, 1L);
+				return (ExecutorService) this.perTask.invoke(null, this.factory.invoke(named));
+			}
+			catch (ReflectiveOperationException ex) {
+				throw new IllegalStateException("Cannot create virtual threads", ex);
+			}
 		}
+
 	}
 
 	/** Holds the shared scheduler, so that it is made only when a pool needs it. */

@@ -3,6 +3,7 @@ package dev.resilience.autoconfigure.aot;
 import java.lang.annotation.Annotation;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +12,7 @@ import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
 import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegistrar;
 
 import dev.resilience.autoconfigure.ResilienceProperties;
@@ -36,7 +38,7 @@ import dev.resilience.retry.Retryable;
  * {@code @AliasFor} pairs), the properties classes (bound by the Binder, the pools' outside any
  * {@code @ConfigurationProperties} bean), the Lua scripts of the Redis store (class-path resources),
  * the records the endpoint and the health contributor answer with (written by Jackson), and the JDK
- * 21 factory of virtual-thread executors the pools look up.
+ * 21 methods that make the pools' executors of named virtual threads.
  */
 class ResilienceRuntimeHints implements RuntimeHintsRegistrar {
 
@@ -62,8 +64,14 @@ class ResilienceRuntimeHints implements RuntimeHintsRegistrar {
 		binding.registerReflectionHints(hints.reflection(), ResilienceEndpoint.class.getDeclaredClasses());
 		binding.registerReflectionHints(hints.reflection(), ConnectionPoolStats.class);
 		hints.reflection()
-			.registerType(Executors.class, (type) -> type.withMethod("newVirtualThreadPerTaskExecutor", List.of(),
-					ExecutableMode.INVOKE));
+			.registerType(Thread.class, (type) -> type.withMethod("ofVirtual", List.of(), ExecutableMode.INVOKE))
+			.registerType(TypeReference.of("java.lang.Thread$Builder"),
+					(type) -> type
+						.withMethod("name", List.of(TypeReference.of(String.class), TypeReference.of(long.class)),
+								ExecutableMode.INVOKE)
+						.withMethod("factory", List.of(), ExecutableMode.INVOKE))
+			.registerType(Executors.class, (type) -> type.withMethod("newThreadPerTaskExecutor",
+					List.of(TypeReference.of(ThreadFactory.class)), ExecutableMode.INVOKE));
 	}
 
 }
