@@ -86,7 +86,7 @@ public class ResilienceProperties {
 		 */
 		@Deprecated(since = "0.1.0")
 		@DeprecatedConfigurationProperty(replacement = "resilience.include-keys", since = "0.1.0",
-				reason = "Keys are kept out of exception messages as well as events")
+				reason = "Renamed, as it now covers exception messages as well as events")
 		public @Nullable Boolean getIncludeKeys() {
 			return this.includeKeys;
 		}
