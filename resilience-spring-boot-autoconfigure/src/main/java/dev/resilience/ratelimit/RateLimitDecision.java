@@ -406,9 +406,14 @@ public final class RateLimitDecision {
 		}
 	}
 
+	/**
+	 * Describes the decision without its key, which stays in the process ({@link #getKey()}):
+	 * a decision's or a reservation's description may reach a log.
+	 * @return the description
+	 */
 	@Override
 	public String toString() {
-		return "RateLimitDecision[limiter=" + this.limiterName + ", key=" + this.key + ", permitted=" + this.permitted
+		return "RateLimitDecision[limiter=" + this.limiterName + ", permitted=" + this.permitted
 				+ ", wait=" + getWait() + ", retryAfter=" + getRetryAfter() + (isPaused() ? ", pause=" + getPause() : "") + ", quotas=" + getQuotas() + ", inFlight="
 				+ this.inFlight + "]";
 	}

@@ -21,6 +21,12 @@ import dev.resilience.internal.Durations;
  * recording the stack of each would cost more than deciding it. What a rejection needs to be
  * understood, the limiter, the key and the delay, is in its fields and its message, which is only
  * formatted when read.
+ * <p>
+ * The message does not name the key unless the exception was made to
+ * ({@linkplain dev.resilience.ratelimit.store.StoreRateLimiterRegistry.Builder#includeKeys(boolean) asked for}
+ * with {@code resilience.include-keys}): keys are often API keys or user ids, and a message travels
+ * far, into logs and into traces (an observation's error, OpenTelemetry's
+ * {@code exception.message}). {@link #getKey()} returns it to the caller's code either way.
  */
 public class RateLimitExceededException extends RuntimeException {
 
@@ -33,13 +39,17 @@ public class RateLimitExceededException extends RuntimeException {
 
 	private final Duration retryAfter;
 
+	/** Whether the message names the key; false in a form written before it existed. */
+	private final boolean keyInMessage;
+
 	// A decision is not serializable (a store's holds its settings and bucket): writeObject writes
 	// what its getters return, readObject rebuilds it from that. Set once, in the constructor or
 	// in readObject.
 	private transient RateLimitDecision decision;
 
 	/**
-	 * Creates the exception for a rejecting decision, with a stack trace.
+	 * Creates the exception for a rejecting decision, with a stack trace and a message that does
+	 * not name the key.
 	 * @param decision the decision that rejected the call
 	 */
 	public RateLimitExceededException(RateLimitDecision decision) {
@@ -47,28 +57,43 @@ public class RateLimitExceededException extends RuntimeException {
 	}
 
 	/**
-	 * Creates the exception for a rejecting decision.
+	 * Creates the exception for a rejecting decision, with a message that does not name the key.
 	 * @param decision the decision that rejected the call
 	 * @param stackTrace whether to record the stack trace of the rejected call
 	 */
 	public RateLimitExceededException(RateLimitDecision decision, boolean stackTrace) {
+		this(decision, stackTrace, false);
+	}
+
+	/**
+	 * Creates the exception for a rejecting decision.
+	 * @param decision the decision that rejected the call
+	 * @param stackTrace whether to record the stack trace of the rejected call
+	 * @param keyInMessage whether the message names the key (keys stay out of messages unless
+	 * {@code resilience.include-keys} is set)
+	 */
+	public RateLimitExceededException(RateLimitDecision decision, boolean stackTrace, boolean keyInMessage) {
 		super(null, null, true, stackTrace);
 		this.limiterName = decision.getLimiterName();
 		this.key = decision.getKey();
 		this.retryAfter = decision.getRetryAfter();
+		this.keyInMessage = keyInMessage;
 		this.decision = decision;
 	}
 
 	/**
 	 * Returns what was rejected and when to retry, such as
+	 * {@code Rate limiter 'partner-api' rejected the call; retry after PT3S}; made to name the key,
 	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after PT3S}.
 	 * @return the message
 	 */
 	@Override
 	public String getMessage() {
 		return "Rate limiter '" + this.limiterName + "' rejected the call"
-				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after " + this.retryAfter;
+				+ ((this.keyInMessage && !this.key.isEmpty()) ? " for key '" + this.key + "'" : "") + "; retry after "
+				+ this.retryAfter;
 	}
+
 
 	/**
 	 * Returns the name of the limiter that rejected the call.

@@ -37,4 +37,14 @@ public record RateLimitRequest(RateLimiter limiter, String key, int cost, Durati
 		}
 	}
 
+	/**
+	 * Describes the request without its key, which stays in the process ({@link #key()}).
+	 * @return the description
+	 */
+	@Override
+	public String toString() {
+		return "RateLimitRequest[limiter=" + this.limiter.getName() + ", cost=" + this.cost + ", maxWait="
+				+ this.maxWait + "]";
+	}
+
 }

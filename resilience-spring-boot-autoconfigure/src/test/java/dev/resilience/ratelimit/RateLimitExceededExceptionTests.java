@@ -10,10 +10,14 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 import dev.resilience.ratelimit.RateLimitDecision.Quota;
+import dev.resilience.ratelimit.store.StoreRateLimiterRegistry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@link RateLimitExceededException} read back after Java serialization keeps its whole decision. */
+/**
+ * {@link RateLimitExceededException} read back after Java serialization keeps its whole decision
+ * and whether its message names the key; descriptions of decisions and requests leave the key out.
+ */
 class RateLimitExceededExceptionTests {
 
 	@Test
@@ -67,6 +71,36 @@ class RateLimitExceededExceptionTests {
 		assertThat(restored.getQuotas()).isEqualTo(decision.getQuotas());
 		assertThat(restored.getRemaining()).isEqualTo(decision.getRemaining());
 		assertThat(restored).hasToString(decision.toString());
+	}
+
+	@Test
+	void aDeserializedExceptionNamesItsKeyInTheMessageOnlyIfTheOriginalDid() throws Exception {
+		RateLimitDecision decision = new RateLimitDecision("api", "alice", false, Duration.ZERO, Duration.ofSeconds(2),
+				false, List.of(), 0, 0);
+
+		RateLimitExceededException hidden = roundTrip(new RateLimitExceededException(decision, false));
+		RateLimitExceededException named = roundTrip(new RateLimitExceededException(decision, false, true));
+
+		assertThat(hidden).hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+		assertThat(hidden.getKey()).isEqualTo("alice");
+		assertThat(named).hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+	}
+
+	@Test
+	void describingADecisionOrARequestLeavesTheKeyOut() {
+		RateLimitDecision decision = new RateLimitDecision("api", "sk_live_alice", false, Duration.ZERO,
+				Duration.ofSeconds(2), false, List.of(), 0, 0);
+		RateLimiter limiter = StoreRateLimiterRegistry.builder()
+			.limiter("api", RateLimiterSettings.builder().window(5, Duration.ofSeconds(1)).build())
+			.build()
+			.get("api");
+		RateLimitRequest request = new RateLimitRequest(limiter, "sk_live_alice", 2, Duration.ofSeconds(1));
+
+		assertThat(decision.toString()).startsWith("RateLimitDecision[limiter=api, permitted=false")
+			.doesNotContain("sk_live_alice");
+		assertThat(Reservation.settled(decision).toString()).doesNotContain("sk_live_alice");
+		assertThat(request).hasToString("RateLimitRequest[limiter=api, cost=2, maxWait=PT1S]");
+		assertThat(request.key()).isEqualTo("sk_live_alice");
 	}
 
 	private static RateLimitExceededException roundTrip(RateLimitExceededException exception) throws Exception {

@@ -14,11 +14,13 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.ResilienceProperties;
 
 /**
  * Auto-configuration of the recent events of {@code GET /actuator/resilience/events}: the
  * {@link ResilienceEvents} that every capability tells, when the {@code resilience} endpoint is
- * exposed over HTTP, sized by {@code resilience.events.*}. The properties are bound even when it
+ * exposed over HTTP, sized by {@code resilience.events.*}, showing keys with
+ * {@code resilience.include-keys}. The properties are bound even when it
  * is not, so that a wrong {@code resilience.events} key fails startup either way.
  */
 @AutoConfiguration(after = ResilienceAutoConfiguration.class, before = ResilienceEndpointAutoConfiguration.class)
@@ -32,9 +34,10 @@ public final class ResilienceEventsAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		ResilienceEvents resilienceEvents(ResilienceEventsProperties properties, ObjectProvider<Clock> clock) {
-			ResilienceEventsProperties.Events events = properties.getEvents();
-			return new ResilienceEvents(events.getBufferSize(), events.isIncludeKeys(), clock.getIfUnique(Clock::systemUTC));
+		ResilienceEvents resilienceEvents(ResilienceEventsProperties properties, ResilienceProperties resilience,
+				ObjectProvider<Clock> clock) {
+			return new ResilienceEvents(properties.getEvents().getBufferSize(), resilience.keysIncluded(),
+					clock.getIfUnique(Clock::systemUTC));
 		}
 
 	}

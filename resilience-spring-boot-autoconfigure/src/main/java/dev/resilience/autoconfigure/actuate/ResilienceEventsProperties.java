@@ -4,6 +4,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * The recent events that {@code GET /actuator/resilience/events} shows: {@code resilience.events}.
+ * Whether they show rate-limit keys is {@code resilience.include-keys}
+ * ({@link dev.resilience.autoconfigure.ResilienceProperties}).
  */
 @ConfigurationProperties(prefix = "resilience")
 public class ResilienceEventsProperties {
@@ -29,12 +31,6 @@ public class ResilienceEventsProperties {
 		 */
 		private int bufferSize = 100;
 
-		/**
-		 * Whether rate-limit events show the key of the call. Off by default: keys may identify
-		 * users or carry secrets.
-		 */
-		private boolean includeKeys;
-
 		public int getBufferSize() {
 			return this.bufferSize;
 		}
@@ -46,14 +42,6 @@ public class ResilienceEventsProperties {
 						"resilience.events.buffer-size must be at least 1 but was " + bufferSize);
 			}
 			this.bufferSize = bufferSize;
-		}
-
-		public boolean isIncludeKeys() {
-			return this.includeKeys;
-		}
-
-		public void setIncludeKeys(boolean includeKeys) {
-			this.includeKeys = includeKeys;
 		}
 	}
 

@@ -22,6 +22,7 @@ import org.springframework.util.ClassUtils;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
+import dev.resilience.autoconfigure.ResilienceProperties;
 import dev.resilience.autoconfigure.support.AutoProxyRegistrar;
 import dev.resilience.autoconfigure.support.ResilienceAspect;
 import dev.resilience.observation.ResilienceObservations;
@@ -44,14 +45,16 @@ public final class RateLimiterAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimiterRegistry resilienceRateLimiterRegistry(RateLimitingProperties properties, Ticker ticker, Sleeper sleeper,
-			ObjectProvider<RateLimitListener> listeners, ObjectProvider<RateLimitStoreRegistration> stores,
-			ResilienceObservations observations, ResourceLoader resourceLoader) {
+	RateLimiterRegistry resilienceRateLimiterRegistry(RateLimitingProperties properties, ResilienceProperties resilience,
+			Ticker ticker, Sleeper sleeper, ObjectProvider<RateLimitListener> listeners,
+			ObjectProvider<RateLimitStoreRegistration> stores, ResilienceObservations observations,
+			ResourceLoader resourceLoader) {
 		StoreRateLimiterRegistry.Builder builder = StoreRateLimiterRegistry.builder()
 			.ticker(ticker)
 			.observations(observations)
 			.sleeper(sleeper)
-			.stackTraces(properties.isRateLimitStackTraces());
+			.stackTraces(properties.isRateLimitStackTraces())
+			.includeKeys(resilience.keysIncluded());
 		listeners.orderedStream().forEach(builder::listener);
 		Set<String> types = new LinkedHashSet<>(Set.of(RateLimiterSettings.MEMORY_STORE));
 		stores.orderedStream().forEach((store) -> {

@@ -202,8 +202,9 @@ final class Acquisition {
 				RateLimitRequest first = requests.get(j);
 				RateLimitRequest second = requests.get(i);
 				if (first.limiter() == second.limiter() && first.key().equals(second.key())) {
-					throw new IllegalArgumentException("Rate limiter '" + first.limiter().getName() + "' is asked twice for key '"
-							+ first.key() + "' (requests " + j + " and " + i + "); a call would count twice and could "
+					// The requests' numbers point at them; the key stays out of the message.
+					throw new IllegalArgumentException("Rate limiter '" + first.limiter().getName() + "' is asked twice "
+							+ "for the same key (requests " + j + " and " + i + "); a call would count twice and could "
 							+ "wait for its own permit: combine them into one request");
 				}
 			}

@@ -62,8 +62,11 @@ final class RateLimitAcquirer {
 	/** Whether rejections record a stack trace: off by default, a flood's rejections would pay for it. */
 	private final boolean stackTraces;
 
+	/** Whether a rejection's message names its key: off by default, keys stay in the process. */
+	private final boolean includeKeys;
+
 	RateLimitAcquirer(Ticker ticker, Ticker permitWaitClock, Sleeper sleeper, List<RateLimitListener> listeners,
-			ResilienceObservations observations, boolean stackTraces) {
+			ResilienceObservations observations, boolean stackTraces, boolean includeKeys) {
 		this.observations = observations;
 		this.ticker = ticker;
 		this.permitWaitClock = permitWaitClock;
@@ -71,6 +74,7 @@ final class RateLimitAcquirer {
 		this.listeners = List.copyOf(listeners);
 		this.admissionListeners = this.listeners.stream().filter(RateLimitListener::admissionsWithoutWait).toList();
 		this.stackTraces = stackTraces;
+		this.includeKeys = includeKeys;
 	}
 
 	/**
@@ -181,9 +185,12 @@ final class RateLimitAcquirer {
 		return this.observations;
 	}
 
-	/** The exception for a rejecting decision, with a stack trace only when the registry asks for them. */
+	/**
+	 * The exception for a rejecting decision, with a stack trace and the key in its message only
+	 * when the registry asks for them.
+	 */
 	RateLimitExceededException rejection(RateLimitDecision decision) {
-		return new RateLimitExceededException(decision, this.stackTraces);
+		return new RateLimitExceededException(decision, this.stackTraces, this.includeKeys);
 	}
 
 	void publishPause(RateLimiter limiter, String key, Duration pause, Throttle.Cause cause) {

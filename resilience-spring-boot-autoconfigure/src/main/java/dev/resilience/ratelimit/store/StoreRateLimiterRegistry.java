@@ -35,7 +35,7 @@ public final class StoreRateLimiterRegistry implements RateLimiterRegistry {
 
 	private StoreRateLimiterRegistry(Builder builder) {
 		this.acquirer = new RateLimitAcquirer(builder.ticker, Ticker.system(), builder.sleeper, builder.listeners,
-				builder.observations, builder.stackTraces);
+				builder.observations, builder.stackTraces, builder.includeKeys);
 		Map<String, StoreRateLimiter> limiters = new LinkedHashMap<>();
 		builder.settings.forEach((name, settings) -> {
 			RateLimitStoreFactory factory = builder.stores.get(settings.store());
@@ -112,6 +112,8 @@ public final class StoreRateLimiterRegistry implements RateLimiterRegistry {
 
 		private boolean stackTraces;
 
+		private boolean includeKeys;
+
 		private final Map<String, RateLimitStoreFactory> stores = new HashMap<>();
 
 		private final Map<String, RateLimiterSettings> settings = new LinkedHashMap<>();
@@ -171,6 +173,18 @@ public final class StoreRateLimiterRegistry implements RateLimiterRegistry {
 		 */
 		public Builder stackTraces(boolean stackTraces) {
 			this.stackTraces = stackTraces;
+			return this;
+		}
+
+		/**
+		 * Sets whether a {@link dev.resilience.ratelimit.RateLimitExceededException}'s message
+		 * names the rejected key. Off by default: keys are often API keys or user ids, and a
+		 * message reaches logs and traces; {@code getKey()} returns the key either way.
+		 * @param includeKeys whether rejections' messages name their key
+		 * @return this builder
+		 */
+		public Builder includeKeys(boolean includeKeys) {
+			this.includeKeys = includeKeys;
 			return this;
 		}
 

@@ -22,13 +22,13 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * With {@code resilience.events.include-keys=true}, {@code GET /actuator/resilience/events} shows
+ * With {@code resilience.include-keys=true}, {@code GET /actuator/resilience/events} shows
  * the key of each rate-limit event, over real HTTP ({@link ResilienceEventsWebTests} shows it
  * hidden by default).
  */
 @SpringBootTest(classes = ResilienceEventsKeysWebTests.TestApplication.class,
 		webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "management.endpoints.web.exposure.include=resilience", "resilience.events.include-keys=true",
+		properties = { "management.endpoints.web.exposure.include=resilience", "resilience.include-keys=true",
 				"resilience.rate-limiters.partner.windows[0].limit=1",
 				"resilience.rate-limiters.partner.windows[0].period=1h" })
 class ResilienceEventsKeysWebTests {

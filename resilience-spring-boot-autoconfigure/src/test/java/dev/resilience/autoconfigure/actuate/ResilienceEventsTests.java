@@ -132,14 +132,15 @@ class ResilienceEventsTests {
 
 	/**
 	 * A retry of a rejected call (a {@code @Retryable} over a {@code @RateLimited} method) keeps
-	 * the rejection's description as its error, whose message names the key: without
-	 * include-keys the key must not show there either.
+	 * the rejection's description as its error, whose message names the key when its registry
+	 * includes keys: without include-keys the key must not show there either.
 	 */
 	@Test
 	void errorsOfRetriedRejectionsDoNotShowTheKeyUnlessIncluded() {
 		RateLimiter limiter = limiter(this.events);
 		limiter.tryAcquire("alice", 1);
-		RateLimitExceededException rejected = new RateLimitExceededException(limiter.tryAcquire("alice", 1));
+		RateLimitExceededException rejected = new RateLimitExceededException(limiter.tryAcquire("alice", 1), false,
+				true);
 		RetryAttempt first = new RetryAttempt(1, Duration.ZERO, Duration.ZERO, RetryAttempt.Outcome.FAILED, rejected);
 		RetryAttempt second = new RetryAttempt(2, Duration.ofSeconds(10), Duration.ZERO, RetryAttempt.Outcome.FAILED,
 				new CompletionException(rejected));

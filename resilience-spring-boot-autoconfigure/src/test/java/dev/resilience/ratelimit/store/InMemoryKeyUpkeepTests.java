@@ -344,7 +344,8 @@ class InMemoryKeyUpkeepTests {
 		assertThat(store).hasToString("InMemoryRateLimitStore[api, keys=2]");
 		Reservation reservation = store.reserve("a", 1, 0);
 		assertThat(reservation).hasToString("Reservation[" + reservation.getDecision() + "]");
-		assertThat(reservation.toString()).contains("key=a", "permitted=true");
+		// the key stays out of a description that may reach a log
+		assertThat(reservation.toString()).contains("permitted=true").doesNotContain("key");
 	}
 
 	private static List<Long> remaining(InMemoryRateLimitStore store, List<String> keys) {

@@ -88,8 +88,8 @@ class RateLimiterCoreTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> registry.acquireAll(List.of(new RateLimitRequest(limiter, "k", 1, Duration.ofSeconds(30)),
 					new RateLimitRequest(limiter, "k", 1, Duration.ofSeconds(30)))))
-			.withMessage("Rate limiter 'c' is asked twice for key 'k' (requests 0 and 1); a call would count twice and "
-					+ "could wait for its own permit: combine them into one request");
+			.withMessage("Rate limiter 'c' is asked twice for the same key (requests 0 and 1); a call would count "
+					+ "twice and could wait for its own permit: combine them into one request");
 		assertThat(limiter.inspect("k").getInFlight()).isZero();
 		registry.acquireAll(List.of(new RateLimitRequest(limiter, "k", 1, Duration.ZERO),
 				new RateLimitRequest(limiter, "other", 1, Duration.ZERO))).close();
@@ -143,14 +143,41 @@ class RateLimiterCoreTests {
 	}
 
 	@Test
-	void rejectionMessageNamesTheKeyUnlessItIsTheSharedBucket() {
+	void rejectionMessageNamesNoKeyButTheExceptionHoldsIt() {
 		RateLimiter limiter = TestLimiters.onManualClock(this.ticker, "api",
 				RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build());
+		limiter.tryAcquire("sk_live_alice", 1);
+		RateLimitExceededException rejected = catchThrowableOfType(RateLimitExceededException.class,
+				() -> limiter.acquire("sk_live_alice", 1, Duration.ZERO));
+		assertThat(rejected).hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+		assertThat(rejected.getKey()).isEqualTo("sk_live_alice");
+		assertThat(rejected.getDecision().getKey()).isEqualTo("sk_live_alice");
+		assertThat(rejected.getDecision().toString()).doesNotContain("sk_live_alice");
+	}
+
+	@Test
+	void aRegistryIncludingKeysNamesTheKeyUnlessItIsTheSharedBucket() {
+		RateLimiterRegistry registry = StoreRateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.includeKeys(true)
+			.limiter("api", RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build())
+			.build();
+		RateLimiter limiter = registry.get("api");
 		limiter.tryAcquire("alice", 1);
 		limiter.tryAcquire("", 1);
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("alice", 1, Duration.ZERO)))
 			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("", 1, Duration.ZERO)))
+			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+		RateLimiterRegistry without = StoreRateLimiterRegistry.builder()
+			.ticker(this.ticker)
+			.includeKeys(true)
+			.includeKeys(false)
+			.limiter("api", RateLimiterSettings.builder().window(1, Duration.ofSeconds(2)).build())
+			.build();
+		without.get("api").tryAcquire("alice", 1);
+		assertThat(catchThrowableOfType(RateLimitExceededException.class,
+				() -> without.get("api").acquire("alice", 1, Duration.ZERO)))
 			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
 	}
 
@@ -179,9 +206,11 @@ class RateLimiterCoreTests {
 		assertThat(new RateLimitExceededException(decision).getStackTrace()).isNotEmpty();
 		assertThat(new RateLimitExceededException(decision, false).getStackTrace()).isEmpty();
 		assertThat(new RateLimitExceededException(decision, false))
-			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S")
+			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S")
 			.hasToString(RateLimitExceededException.class.getName()
-					+ ": Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+					+ ": Rate limiter 'api' rejected the call; retry after PT2S");
+		assertThat(new RateLimitExceededException(decision, false, true))
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
 	}
 
 	/** Two limiters admitting one call each: one decided by its own fast path, one through a held permit. */
