@@ -58,7 +58,14 @@ import dev.resilience.Ticker;
  * {@code resilience.redis.connect-timeout} ({@link #connect(Duration)}), on a thread of its own:
  * with Redis up, the first decision is made by Redis. A command never waits for a connection
  * being opened: until it is open, it fails at once (and starts another attempt if the last one
- * failed). Lettuce reconnects an open connection by itself.
+ * failed and its gap has passed: attempts are paced by {@link ConnectPacing}, one in flight at
+ * most, so a Redis that accepts connections and drops them is not asked hundreds of times a
+ * second). Lettuce reconnects an open connection by itself, with its own delay.
+ * <p>
+ * <b>Threads.</b> Timeouts are timers of the scheduler given to the constructor (the application's
+ * {@code resilienceScheduler}); the stores complete their asynchronous callers' futures there, and
+ * send every command that follows from another's completion from there: never from Lettuce's
+ * event loop ({@link #continuations()}).
  * <p>
  * <b>Timeouts.</b> Commands are asynchronous; each one's future is given up on at its timeout by a
  * timer, or by the caller who waits for it, so a caller is back on time even when the server hangs
