@@ -277,7 +277,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Decides without holding the calling thread: the future completes when Redis answers, or by
 	 * the limiter's {@code on-store-failure} when it fails or the decision timeout has passed, on
 	 * the runner's scheduler (the application's {@code resilienceScheduler}), never on Lettuce's
-	 * event loop; or at once, on the caller's thread, while Redis is known to be out. Cancelling the future gives back what the decision took, should Redis admit it still.
+	 * event loop; or at once, on the caller's thread, while Redis is known to be out. Cancelling
+	 * the future gives back what the decision took, should Redis admit it still.
 	 */
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
@@ -376,8 +377,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Pauses the key in Redis as {@link #pause} does, without holding the calling thread: the
 	 * future completes when Redis answers, or exceptionally with an {@link IllegalStateException}
 	 * when it fails or the decision timeout has passed, on the runner's scheduler; or at once while
-	 * Redis is known to be out; each failure is counted as a
-	 * store error.
+	 * Redis is known to be out; each failure is counted as a store error.
 	 */
 	@Override
 	public CompletableFuture<Void> pauseAsync(String key, long nanos) {
