@@ -110,6 +110,12 @@ public final class RedisScriptRunner {
 	/** Reads the time for the pacing of attempts to connect. */
 	private final Ticker ticker;
 
+	/** Set while a task of this class runs on the scheduler, see {@link #runOnScheduler}. */
+	private static final ThreadLocal<Boolean> ON_SCHEDULER = new ThreadLocal<>();
+
+	/** See {@link #continuations()}. */
+	private final Executor continuations = this::continueWith;
+
 	/** The servers (cluster nodes by id, or {@link #SERVER}) known to be out, with their probes. */
 	private final ConcurrentMap<String, Outage> outages = new ConcurrentHashMap<>();
 
@@ -476,7 +482,8 @@ public final class RedisScriptRunner {
 			return future;
 		}
 		try {
-			Future<?> timer = this.scheduler.schedule(() -> future.completeExceptionally(new TimeoutException()),
+			Future<?> timer = this.scheduler.schedule(
+					() -> runOnScheduler(() -> future.completeExceptionally(new TimeoutException())),
 					Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
 			future.whenComplete((value, ex) -> timer.cancel(false));
 		}
@@ -497,14 +504,35 @@ public final class RedisScriptRunner {
 	 * @return the executor of continuations
 	 */
 	Executor continuations() {
-		return (task) -> {
-			try {
-				this.scheduler.execute(task);
-			}
-			catch (RejectedExecutionException ex) {
-				task.run();
-			}
-		};
+		return this.continuations;
+	}
+
+	/** Runs a continuation inline on a task of the scheduler, else hands it to the scheduler. */
+	private void continueWith(Runnable task) {
+		if (ON_SCHEDULER.get() != null) {
+			task.run();
+			return;
+		}
+		try {
+			this.scheduler.execute(() -> runOnScheduler(task));
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
+	}
+
+	/**
+	 * Runs a task of the scheduler, marked as such: what it completes, it continues at once (a
+	 * second hop would queue the decision behind whatever the task does next, such as logging).
+	 */
+	private static void runOnScheduler(Runnable task) {
+		ON_SCHEDULER.set(Boolean.TRUE);
+		try {
+			task.run();
+		}
+		finally {
+			ON_SCHEDULER.remove();
+		}
 	}
 
 	/** A future that completes as the command does, or with a timeout, which cancels the command. */
