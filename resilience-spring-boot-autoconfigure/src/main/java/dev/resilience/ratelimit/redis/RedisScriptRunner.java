@@ -498,8 +498,9 @@ public final class RedisScriptRunner {
 	 * Runs the continuations of asynchronous callers, and every command sent because another one
 	 * completed (an {@code EVAL} after {@code NOSCRIPT}, a give-back, a permit return sent again):
 	 * on the scheduler, never on Lettuce's event loop (which every Redis command of the application
-	 * waits on) nor on a shared JDK thread; on the thread at hand once the scheduler is shut down,
-	 * as nothing else would run them. A command written from inside Lettuce's completion of another
+	 * waits on) nor on a shared JDK thread; at once on a task of the scheduler (a timeout) that
+	 * reaches it; on the thread at hand once the scheduler is shut down, as nothing else would run
+	 * them. A command written from inside Lettuce's completion of another
 	 * can re-enter its endpoint's {@code SharedLock} (see docs/redis.md, "Lettuce's SharedLock").
 	 * @return the executor of continuations
 	 */
