@@ -1,11 +1,13 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
+import java.util.concurrent.ScheduledExecutorService;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,6 +18,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
@@ -42,11 +46,15 @@ public final class RateLimiterRedisAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RedisScriptRunner resilienceRedisScriptRunner(ObjectProvider<RedisConnectionFactory> connectionFactory) {
+	RedisScriptRunner resilienceRedisScriptRunner(ObjectProvider<RedisConnectionFactory> connectionFactory,
+			RateLimitingProperties properties,
+			@Qualifier(ContinuationScheduler.BEAN_NAME) ScheduledExecutorService scheduler) {
 		// Lettuce's shared connection, which reconnects by itself; the standalone and the cluster
-		// connection both answer the commands the store uses.
+		// connection both answer the commands the store uses. Timeouts, and the continuations of
+		// asynchronous decisions, run on the starter's scheduler.
 		return new RedisScriptRunner(
-				() -> ((LettuceConnection) connectionFactory.getObject().getConnection()).getNativeConnection());
+				() -> ((LettuceConnection) connectionFactory.getObject().getConnection()).getNativeConnection(),
+				properties.getRedis().getConnectTimeout(), scheduler, Ticker.system());
 	}
 
 	@Bean

@@ -69,7 +69,9 @@ public class RateLimitingProperties {
 		/**
 		 * Longest the application's startup waits for the Redis connection, when some rate
 		 * limiter has store: redis; after it, startup goes on and decisions follow
-		 * on-store-failure until Redis answers. Zero connects in the background.
+		 * on-store-failure until Redis answers. Zero connects in the background. Also the longest
+		 * gap between two attempts to connect (from 100 ms, doubling), within 100 ms and 5 s (5 s
+		 * when zero).
 		 */
 		private Duration connectTimeout = Duration.ofSeconds(2);
 

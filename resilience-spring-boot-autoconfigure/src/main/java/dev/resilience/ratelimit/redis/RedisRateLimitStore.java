@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -132,10 +133,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	private final List<StoreFailureListener> listeners;
 
-	/** The server's clock minus ours, in microseconds, see {@link #learnClockOffset(long)}. */
-	private volatile long clockOffsetMicros;
+	/**
+	 * How long the limiter's permits are typically held, in microseconds, as the last permit return
+	 * replied it (0 unknown), see {@link #learnTypicalHold}.
+	 */
+	private volatile long typicalHoldMicros;
 
-	private volatile boolean clockOffsetKnown;
+	/** What this store knows of the server's clock, see {@link #learnClockOffset(long)}. */
+	private volatile ClockOffset clockOffset = ClockOffset.UNKNOWN;
 
 	/**
 	 * The time the bucket of {@link #settings} takes to refill from empty, part of every decision's
@@ -170,7 +175,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	/** Whether a server answered again since they began to be: they are gone through once more. */
 	private final AtomicBoolean resendRequested = new AtomicBoolean();
 
-	/** Reads the time for {@link #lastResend}. */
+	/** Reads the time for {@link #lastResend} and the windows of {@link #clockOffset}. */
 	private final Ticker ticker;
 
 	/** When the kept returns last began to be sent again, on {@link #ticker}. */
@@ -209,7 +214,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Creates the store of one limiter, which tells listeners of each failure it counts and reads
-	 * the time from a ticker: how long ago permit returns that failed were last sent again.
+	 * the time from a ticker: how long ago permit returns that failed were last sent again, and how
+	 * old its observations of the server's clock are.
 	 * @param limiterName the limiter's name
 	 * @param settings the limiter's settings
 	 * @param runner runs the script on the application's Redis
@@ -268,10 +274,11 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Decides without holding the calling thread: the future completes when Redis answers (on a
-	 * thread of Lettuce), or by the limiter's {@code on-store-failure} when it fails, when the
-	 * decision timeout has passed (on a timer's thread), or at once while Redis is known to be
-	 * out. Cancelling the future gives back what the decision took, should Redis admit it still.
+	 * Decides without holding the calling thread: the future completes when Redis answers, or by
+	 * the limiter's {@code on-store-failure} when it fails or the decision timeout has passed, on
+	 * the runner's scheduler (the application's {@code resilienceScheduler}), never on Lettuce's
+	 * event loop; or at once, on the caller's thread, while Redis is known to be out. Cancelling
+	 * the future gives back what the decision took, should Redis admit it still.
 	 */
 	@Override
 	public CompletableFuture<Reservation> reserveAsync(String key, long cost, long maxWaitNanos) {
@@ -337,7 +344,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	public void pause(String key, long nanos) {
 		byte[][] pauseKey = this.keys.pauseKey(key);
 		CompletableFuture<List<?>> sent = sendPause(pauseKey, nanos, false);
-		CompletableFuture<Void> stored = stored(pauseKey, sent);
+		CompletableFuture<Void> stored = stored(pauseKey, sent, false);
 		boolean interrupted = Thread.interrupted();
 		try {
 			stored.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
@@ -368,15 +375,14 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 	/**
 	 * Pauses the key in Redis as {@link #pause} does, without holding the calling thread: the
-	 * future completes when Redis answers (on a thread of Lettuce), or exceptionally with an
-	 * {@link IllegalStateException} when it fails, when the decision timeout has passed (on a
-	 * timer's thread), or at once while Redis is known to be out; each failure is counted as a
-	 * store error.
+	 * future completes when Redis answers, or exceptionally with an {@link IllegalStateException}
+	 * when it fails or the decision timeout has passed, on the runner's scheduler; or at once while
+	 * Redis is known to be out; each failure is counted as a store error.
 	 */
 	@Override
 	public CompletableFuture<Void> pauseAsync(String key, long nanos) {
 		byte[][] pauseKey = this.keys.pauseKey(key);
-		return stored(pauseKey, sendPause(pauseKey, nanos, true));
+		return stored(pauseKey, sendPause(pauseKey, nanos, true), true);
 	}
 
 	/**
@@ -393,9 +399,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Completes when Redis stored the pause, or kept a longer one; exceptionally, naming the limiter
 	 * but not the key, when it failed, which is counted.
 	 */
-	private CompletableFuture<Void> stored(byte[][] pauseKey, CompletableFuture<List<?>> sent) {
+	private CompletableFuture<Void> stored(byte[][] pauseKey, CompletableFuture<List<?>> sent, boolean async) {
 		CompletableFuture<Void> stored = new CompletableFuture<>();
-		sent.whenComplete((reply, ex) -> {
+		whenComplete(sent, async, (reply, ex) -> {
 			Throwable failure = (ex == null && ((Long) reply.get(0)) < 0)
 					? new TimeoutException("Redis ran the pause after its deadline") : ex;
 			if (failure == null) {
@@ -442,7 +448,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private <T> CompletableFuture<T> decide(ScriptArguments arguments, byte[][] redisKeys, long cost,
 			long maxWaitNanos, boolean commit, Function<ScriptArguments.@Nullable Reply, T> outcome) {
-		return decided(redisKeys, cost, commit, send(arguments, redisKeys, cost, maxWaitNanos, commit, true), outcome);
+		return decided(redisKeys, cost, commit, send(arguments, redisKeys, cost, maxWaitNanos, commit, true), outcome,
+				true);
 	}
 
 	/**
@@ -471,7 +478,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	private ScriptArguments.@Nullable Reply sendAndWait(ScriptArguments arguments, byte[][] redisKeys, long cost,
 			long maxWaitNanos, boolean commit) {
 		CompletableFuture<List<?>> sent = send(arguments, redisKeys, cost, maxWaitNanos, commit, false);
-		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY);
+		CompletableFuture<ScriptArguments.@Nullable Reply> decided = decided(redisKeys, cost, commit, sent, REPLY,
+				false);
 		try {
 			return decided.get(this.timeoutNanos, TimeUnit.NANOSECONDS);
 		}
@@ -500,7 +508,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 */
 	private CompletableFuture<List<?>> send(ScriptArguments settings, byte[][] redisKeys, long cost,
 			long maxWaitNanos, boolean commit, boolean timed) {
-		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline());
+		byte[][] arguments = settings.decide(commit, cost, ScriptArguments.micros(maxWaitNanos), deadline(),
+				this.typicalHoldMicros);
 		return this.runner.run(settings.decideScript(), redisKeys, arguments, this.timeoutNanos, timed,
 				(raw) -> decidedTooLate(redisKeys, cost, commit, raw));
 	}
@@ -511,7 +520,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * before the first reply taught it.
 	 */
 	private long deadline() {
-		return this.clockOffsetKnown ? System.nanoTime() / 1000 + this.clockOffsetMicros + this.timeoutNanos / 1000 : 0;
+		ClockOffset offset = this.clockOffset;
+		return offset.known() ? System.nanoTime() / 1000 + offset.estimate() + this.timeoutNanos / 1000 : 0;
 	}
 
 	/**
@@ -529,11 +539,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * The outcome of a decision sent: made of Redis's reply when it comes, or of {@code null} when
 	 * Redis failed (counted). Should the caller cancel it before Redis admits the call, what the
 	 * call took is given back.
+	 * @param async whether the caller does not wait for it: then a reply or a timeout that comes
+	 * later is made into the outcome, and the caller's continuations run, on the scheduler
 	 */
 	private <T> CompletableFuture<T> decided(byte[][] redisKeys, long cost, boolean commit,
-			CompletableFuture<List<?>> sent, Function<ScriptArguments.@Nullable Reply, T> outcome) {
+			CompletableFuture<List<?>> sent, Function<ScriptArguments.@Nullable Reply, T> outcome, boolean async) {
 		CompletableFuture<T> decided = new CompletableFuture<>();
-		sent.whenComplete((raw, ex) -> {
+		whenComplete(sent, async, (raw, ex) -> {
 			ScriptArguments.Reply reply = null;
 			Throwable failure = ex;
 			if (failure == null) {
@@ -591,8 +603,13 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		return commit && reply != null && reply.status() == 1;
 	}
 
+	/**
+	 * Gives back a call its caller never had, without waiting: sent from the scheduler, as this runs
+	 * on whichever thread completed the decision (Lettuce's, see {@link RedisScriptRunner#continuations()}).
+	 */
 	private void giveBack(byte[][] redisKeys, long cost, ScriptArguments.Reply reply) {
-		run(redisKeys, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back");
+		this.runner.continuations()
+			.execute(() -> run(redisKeys, Script.GIVE_BACK, this.arguments.giveBack(reply, cost), "give-back", true));
 	}
 
 	private Reservation reservationOf(String key, byte[][] redisKeys, long cost, ScriptArguments.@Nullable Reply reply) {
@@ -613,22 +630,18 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	}
 
 	/**
-	 * Each reply arrives after the script ran, so each observation is at most the true offset,
-	 * less by the reply's time in transit (and any pause of this thread). The largest
-	 * observation is the closest: a deadline made from it is never later than meant, so a late
-	 * command is refused, and never earlier by more than the quickest transit, so a command on time
-	 * is not. A server clock set forward is learned from the next reply.
+	 * Learns the server's clock from a reply's time ({@link ClockOffset}: the largest observation
+	 * of the last second or two, so that it can shrink as well as grow).
+	 * @param observed the reply's server time minus ours, in microseconds
 	 */
 	private void learnClockOffset(long observed) {
+		long now = this.ticker.read();
 		// most replies teach nothing new: they need no lock
-		if (this.clockOffsetKnown && observed <= this.clockOffsetMicros) {
+		if (this.clockOffset.teachesNothing(observed, now)) {
 			return;
 		}
 		synchronized (this) {
-			if (!this.clockOffsetKnown || observed > this.clockOffsetMicros) {
-				this.clockOffsetMicros = observed;
-				this.clockOffsetKnown = true;
-			}
+			this.clockOffset = this.clockOffset.observe(observed, now);
 		}
 	}
 
@@ -636,11 +649,15 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * Runs a give-back or a permit return without waiting for it; a failure is counted, and the
 	 * future completes normally either way.
 	 */
-	private CompletableFuture<Void> run(byte[][] redisKeys, Script script, byte[][] arguments, String what) {
-		return this.runner.run(script, redisKeys, arguments, this.timeoutNanos).handle((reply, ex) -> {
-			log((ex != null) ? failure(redisKeys, what, ex) : answered(redisKeys));
-			return null;
+	private CompletableFuture<Void> run(byte[][] redisKeys, Script script, byte[][] arguments, String what,
+			boolean async) {
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		whenComplete(this.runner.run(script, redisKeys, arguments, this.timeoutNanos), async, (reply, ex) -> {
+			String news = (ex != null) ? failure(redisKeys, what, ex) : answered(redisKeys);
+			done.complete(null);
+			log(news);
 		});
+		return done;
 	}
 
 	/**
@@ -649,25 +666,62 @@ public final class RedisRateLimitStore implements RateLimitStore {
 	 * return is one sent again: it was counted when it first failed. A return sent again does not
 	 * teach the typical hold time: it comes as late as Redis was out.
 	 */
-	private CompletableFuture<Void> returnPermit(PermitReturn permit, boolean again) {
-		byte[][] arguments = this.arguments.release(permit.sequence(), permit.at(), !again);
-		return this.runner.run(Script.RELEASE, permit.redisKeys(), arguments, this.timeoutNanos).handle((reply, ex) -> {
-			if (ex == null) {
-				log(answered(permit.redisKeys()));
-				return null;
-			}
-			if (this.unsentCount.incrementAndGet() <= MAX_UNSENT_RETURNS) {
-				// kept before the failure marks the server failing: its next answer sends it
-				this.unsentReturns.add(permit);
-			}
-			else {
-				this.unsentCount.decrementAndGet();
-			}
-			if (!again) {
-				log(failure(permit.redisKeys(), "permit-return", ex));
-			}
-			return null;
-		});
+	private CompletableFuture<Void> returnPermit(PermitReturn permit, boolean again, boolean async) {
+		byte[][] arguments = this.arguments.release(permit.sequence(), permit.at(), !again, this.typicalHoldMicros);
+		CompletableFuture<Void> done = new CompletableFuture<>();
+		whenComplete(this.runner.run(Script.RELEASE, permit.redisKeys(), arguments, this.timeoutNanos), async,
+				(reply, ex) -> returned(permit, again, reply, ex, done));
+		return done;
+	}
+
+	/** What a permit's return did: a failure keeps it to be sent again; completes {@code done} either way. */
+	private void returned(PermitReturn permit, boolean again, @Nullable List<?> reply, @Nullable Throwable ex,
+			CompletableFuture<Void> done) {
+		if (ex == null) {
+			learnTypicalHold(reply);
+			String news = answered(permit.redisKeys());
+			done.complete(null);
+			log(news);
+			return;
+		}
+		if (this.unsentCount.incrementAndGet() <= MAX_UNSENT_RETURNS) {
+			// kept before the failure marks the server failing: its next answer sends it
+			this.unsentReturns.add(permit);
+		}
+		else {
+			this.unsentCount.decrementAndGet();
+		}
+		String news = again ? null : failure(permit.redisKeys(), "permit-return", ex);
+		done.complete(null);
+		log(news);
+	}
+
+	/**
+	 * Keeps the typical hold a permit's return replied, the key's, as the limiter's: a key's own goes
+	 * with its state once the key is back to new (its last permit returned, its bucket full, its
+	 * windows empty), and the next decisions of the key, and its next state, go on from this one,
+	 * as the in-memory store keeps one typical hold per limiter.
+	 */
+	private void learnTypicalHold(@Nullable List<?> reply) {
+		if (reply != null && reply.size() > 1 && reply.get(1) instanceof Long hold && hold > 0) {
+			this.typicalHoldMicros = hold;
+		}
+	}
+
+	/**
+	 * Runs an action once a command's future completes: on the thread at hand when it is complete,
+	 * else, for a caller who does not wait for it ({@code async}), on the scheduler
+	 * ({@link RedisScriptRunner#continuations()}), so that neither the action nor the caller's
+	 * continuations run on Lettuce's event loop or a timer's thread.
+	 */
+	private <T> void whenComplete(CompletableFuture<T> future, boolean async,
+			BiConsumer<? super T, ? super Throwable> action) {
+		if (async && !future.isDone()) {
+			future.whenCompleteAsync(action, this.runner.continuations());
+		}
+		else {
+			future.whenComplete(action);
+		}
 	}
 
 	/**
@@ -680,8 +734,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (this.resending.compareAndSet(false, true)) {
 			this.resendRequested.set(false);
 			this.lastResend.set(this.ticker.read());
-			// off the thread that saw the answer: Lettuce's event loop, before the caller has its decision
-			CompletableFuture.runAsync(() -> sendUnsentReturns(this.unsentCount.get()));
+			// off the thread that saw the answer, before the caller has its decision
+			this.runner.continuations().execute(() -> sendUnsentReturns(this.unsentCount.get()));
 		}
 	}
 
@@ -697,7 +751,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 				break;
 			}
 			this.unsentCount.decrementAndGet();
-			CompletableFuture<Void> sent = returnPermit(unsent, true);
+			// sent from the scheduler, and the rest chained on the scheduler
+			CompletableFuture<Void> sent = returnPermit(unsent, true, true);
 			if (!sent.isDone()) {
 				// on with the rest once Redis answered (those failing at once are looped through here)
 				int rest = n - 1;
@@ -906,31 +961,42 @@ public final class RedisRateLimitStore implements RateLimitStore {
 
 		@Override
 		public void cancel() {
-			awaitDone(cancelAsync());
+			awaitDone(giveBack(false));
 		}
 
 		@Override
 		public void release() {
-			awaitDone(releaseAsync());
+			awaitDone(returnPermit(false));
 		}
 
 		/**
 		 * Sends the give-back without waiting for Redis's answer; the future completes when it is
-		 * done (normally, also when Redis failed it, which is counted).
+		 * done (normally, also when Redis failed it, which is counted), on the scheduler when Redis
+		 * answers later.
 		 */
 		@Override
 		public CompletableFuture<Void> cancelAsync() {
-			return finish() ? run(this.redisKeys, Script.GIVE_BACK, arguments.giveBack(this.reply, this.cost), "give-back") : CompletableFuture.completedFuture(null);
+			return giveBack(true);
 		}
 
 		/**
 		 * Sends the permit's return without waiting for Redis's answer; the future completes when it
-		 * is done (normally, also when Redis failed it, which is counted).
+		 * is done (normally, also when Redis failed it, which is counted), on the scheduler when
+		 * Redis answers later.
 		 */
 		@Override
 		public CompletableFuture<Void> releaseAsync() {
-			return (settings.maxConcurrent() > 0 && finish())
-					? returnPermit(new PermitReturn(this.redisKeys, this.reply.sequence(), this.reply.at()), false)
+			return returnPermit(true);
+		}
+
+		private CompletableFuture<Void> giveBack(boolean async) {
+			return finish() ? run(this.redisKeys, Script.GIVE_BACK, arguments.giveBack(this.reply, this.cost), "give-back",
+					async) : CompletableFuture.completedFuture(null);
+		}
+
+		private CompletableFuture<Void> returnPermit(boolean async) {
+			return (settings.maxConcurrent() > 0 && finish()) ? RedisRateLimitStore.this
+				.returnPermit(new PermitReturn(this.redisKeys, this.reply.sequence(), this.reply.at()), false, async)
 					: CompletableFuture.completedFuture(null);
 		}
 

@@ -17,7 +17,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -37,6 +41,8 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.Ticker;
+
 /**
  * Runs the rate limiter's scripts ({@link Script}) on one Redis server or cluster, for every
  * limiter of the application that uses the Redis store, and bounds each call by a timeout without
@@ -52,7 +58,14 @@ import org.jspecify.annotations.Nullable;
  * {@code resilience.redis.connect-timeout} ({@link #connect(Duration)}), on a thread of its own:
  * with Redis up, the first decision is made by Redis. A command never waits for a connection
  * being opened: until it is open, it fails at once (and starts another attempt if the last one
- * failed). Lettuce reconnects an open connection by itself.
+ * failed and its gap has passed: attempts are paced by {@link ConnectPacing}, one in flight at
+ * most, so a Redis that accepts connections and drops them is not asked hundreds of times a
+ * second). Lettuce reconnects an open connection by itself, with its own delay.
+ * <p>
+ * <b>Threads.</b> Timeouts are timers of the scheduler given to the constructor (the application's
+ * {@code resilienceScheduler}); the stores complete their asynchronous callers' futures there, and
+ * send every command that follows from another's completion from there: never from Lettuce's
+ * event loop ({@link #continuations()}).
  * <p>
  * <b>Timeouts.</b> Commands are asynchronous; each one's future is given up on at its timeout by a
  * timer, or by the caller who waits for it, so a caller is back on time even when the server hangs
@@ -70,8 +83,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisScriptRunner {
 
-	/** How long a failed connection attempt at startup waits before the next one. */
-	private static final long CONNECT_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+	/** The default of {@code resilience.redis.connect-timeout}, which caps the gap between attempts. */
+	private static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(2);
 
 	/** The one route of a standalone server (and of a cluster key whose node is not known). */
 	static final String SERVER = "server";
@@ -85,22 +98,79 @@ public final class RedisScriptRunner {
 	/** The connection being opened, or the last attempt that failed; guarded by this. */
 	private @Nullable CompletableFuture<Connection> connecting;
 
+	/** When the next attempt to connect may start; guarded by this. */
+	private ConnectPacing pacing = ConnectPacing.READY;
+
+	/** The longest gap between two attempts to connect, see {@link ConnectPacing#cap(Duration)}. */
+	private final long connectGapCapNanos;
+
+	/** Gives commands up at their timeout, and runs the continuations of asynchronous callers. */
+	private final ScheduledExecutorService scheduler;
+
+	/** Reads the time for the pacing of attempts to connect. */
+	private final Ticker ticker;
+
+	/** Set while a task of this class runs on the scheduler, see {@link #runOnScheduler}. */
+	private static final ThreadLocal<Boolean> ON_SCHEDULER = new ThreadLocal<>();
+
+	/** See {@link #continuations()}. */
+	private final Executor continuations = this::continueWith;
+
 	/** The servers (cluster nodes by id, or {@link #SERVER}) known to be out, with their probes. */
 	private final ConcurrentMap<String, Outage> outages = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates a runner that opens its connection when {@link #connect(Duration) asked to}, or on
-	 * first use.
+	 * first use, with gaps between attempts as for the default {@code connect-timeout} (2 s), and
+	 * its timeouts and continuations on a daemon thread of its own.
 	 * @param connector opens the connection (may block); Lettuce reconnects it by itself after that
 	 */
 	public RedisScriptRunner(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector) {
+		this(connector, DEFAULT_CONNECT_TIMEOUT);
+	}
+
+	/**
+	 * Creates a runner as {@link #RedisScriptRunner(Supplier)} does, whose gaps between attempts to
+	 * connect grow up to the connect timeout (see {@link #connect(Duration)}).
+	 * @param connector opens the connection (may block); Lettuce reconnects it by itself after that
+	 * @param connectTimeout {@code resilience.redis.connect-timeout}
+	 * @throws IllegalArgumentException if the connect timeout is negative
+	 */
+	public RedisScriptRunner(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, Duration connectTimeout) {
+		this(connector, connectTimeout, OwnScheduler.INSTANCE, Ticker.system());
+	}
+
+	/**
+	 * Creates a runner that opens its connection when {@link #connect(Duration) asked to}, or on
+	 * first use. While attempts fail, at most one is in flight, and the next starts no sooner than
+	 * 100 ms after a failure, a gap that doubles with each failure in a row up to the connect
+	 * timeout, within [100 ms, 5 s] (5 s when it is zero).
+	 * @param connector opens the connection (may block); Lettuce reconnects it by itself after that
+	 * @param connectTimeout {@code resilience.redis.connect-timeout}
+	 * @param scheduler gives commands up at their timeout, and runs the continuations of the
+	 * asynchronous decisions that Redis, or a timeout, completes (the application's
+	 * {@code resilienceScheduler}): never Lettuce's event loop, which every Redis command of the
+	 * application waits on
+	 * @param ticker the time of the gaps between attempts to connect
+	 * @throws IllegalArgumentException if the connect timeout is negative
+	 */
+	public RedisScriptRunner(Supplier<RedisClusterAsyncCommands<byte[], byte[]>> connector, Duration connectTimeout,
+			ScheduledExecutorService scheduler, Ticker ticker) {
 		this.connector = Objects.requireNonNull(connector, "connector");
+		if (connectTimeout.isNegative()) {
+			throw new IllegalArgumentException(
+					"resilience.redis.connect-timeout must not be negative but was " + connectTimeout);
+		}
+		this.connectGapCapNanos = ConnectPacing.cap(connectTimeout);
+		this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+		this.ticker = Objects.requireNonNull(ticker, "ticker");
 	}
 
 	/**
 	 * Opens the connection, unless it is open, and waits for it up to the timeout, trying again
-	 * while attempts fail before then (Redis may be starting beside the application). For
-	 * application startup: the attempt in progress at the timeout goes on in the background.
+	 * while attempts fail before then (Redis may be starting beside the application), with the
+	 * gaps every attempt keeps. For application startup: the attempt in progress at the timeout
+	 * goes on in the background.
 	 * @param timeout the longest wait; zero starts an attempt without waiting
 	 * @return whether the connection is open
 	 * @throws IllegalArgumentException if the timeout is negative
@@ -125,7 +195,7 @@ public final class RedisScriptRunner {
 	}
 
 	/**
-	 * Waits for an attempt to connect up to the deadline and, when it failed, pauses before the
+	 * Waits for an attempt to connect up to the deadline and, when it failed, for the gap before the
 	 * next one.
 	 * @return whether there is time left for another attempt, if one is needed
 	 */
@@ -135,9 +205,13 @@ public final class RedisScriptRunner {
 			return true;
 		}
 		catch (ExecutionException ex) {
-			long pause = Math.min(CONNECT_RETRY_NANOS, deadline - System.nanoTime());
+			long gap;
+			synchronized (this) {
+				gap = this.pacing.nanosUntilNext(this.ticker.read());
+			}
+			long pause = Math.min(gap, deadline - System.nanoTime());
 			if (pause <= 0) {
-				return false;
+				return gap <= 0;
 			}
 			TimeUnit.NANOSECONDS.sleep(pause);
 			return true;
@@ -156,11 +230,13 @@ public final class RedisScriptRunner {
 	public synchronized void disconnect() {
 		this.connection = null;
 		this.connecting = null;
+		this.pacing = ConnectPacing.READY;
 		this.outages.clear();
 	}
 
 	/**
-	 * Starts opening the connection, unless it is open or being opened, without waiting for it.
+	 * Starts opening the connection, unless it is open or being opened, or the gap after the last
+	 * failed attempt has not passed, without waiting for it.
 	 */
 	public void connectInBackground() {
 		if (this.connection == null) {
@@ -172,7 +248,7 @@ public final class RedisScriptRunner {
 	 * Runs the script, without waiting for it: the future completes with the script's reply, or
 	 * exceptionally with a {@link TimeoutException} once the timeout has passed, with the
 	 * {@link RedisUnavailableException} of a known outage, or with Redis's failure. It completes on
-	 * a thread of Lettuce or of the timer, or at once when Redis is known to be out; cancelling it
+	 * a thread of Lettuce or of the scheduler (a timeout), or at once when Redis is known to be out; cancelling it
 	 * gives the command up as the timeout does (the server may still run it).
 	 * @param keys the script's keys (all in one hash slot)
 	 * @param arguments its arguments
@@ -265,6 +341,7 @@ public final class RedisScriptRunner {
 			@Nullable Consumer<T> late) {
 		Connection connection = this.connection;
 		if (connection == null) {
+			// starts an attempt only when the last one's gap has passed: see ConnectPacing
 			connectInBackground();
 			return CompletableFuture.failedFuture(new RedisUnavailableException("not connected yet"));
 		}
@@ -295,8 +372,9 @@ public final class RedisScriptRunner {
 				if (reply.isDone()) {
 					return; // given up on: not run at all, rather than run for nobody
 				}
-				afterNoScript.apply(connection.commands)
-					.whenComplete((retried, failure) -> settle(reply, retried, failure, route, late));
+				// not from Lettuce's thread, which completed the first command: see continuations()
+				continuations().execute(() -> afterNoScript.apply(connection.commands)
+					.whenComplete((retried, failure) -> settle(reply, retried, failure, route, late)));
 			}
 			else {
 				settle(reply, value, ex, route, late);
@@ -305,7 +383,7 @@ public final class RedisScriptRunner {
 		// what the outcome tells of the server is recorded before the caller hears of it, so that
 		// the caller's next command knows it
 		CompletableFuture<T> result = new CompletableFuture<>();
-		(timed ? reply.orTimeout(timeoutNanos, TimeUnit.NANOSECONDS) : reply).whenComplete((value, ex) -> {
+		(timed ? timeOut(reply, timeoutNanos) : reply).whenComplete((value, ex) -> {
 			Throwable cause = (ex != null) ? cause(ex) : null;
 			String news = null;
 			if (cause == null || cause instanceof RedisCommandExecutionException) {
@@ -332,7 +410,8 @@ public final class RedisScriptRunner {
 			@Nullable Consumer<T> late) {
 		if (!settle(reply, value, ex) && ex == null && late != null) {
 			log(answered(route));
-			late.accept(value);
+			// it may send a command (a give-back): not from Lettuce's thread, see continuations()
+			continuations().execute(() -> late.accept(value));
 		}
 	}
 
@@ -393,11 +472,75 @@ public final class RedisScriptRunner {
 		});
 	}
 
+	/**
+	 * Completes the future exceptionally with a {@link TimeoutException} at the timeout, unless it
+	 * is complete, on the scheduler: not on the JDK's shared delay thread, which
+	 * {@link CompletableFuture#orTimeout} would run the caller's continuations on.
+	 */
+	private <T> CompletableFuture<T> timeOut(CompletableFuture<T> future, long timeoutNanos) {
+		if (future.isDone()) {
+			return future;
+		}
+		try {
+			Future<?> timer = this.scheduler.schedule(
+					() -> runOnScheduler(() -> future.completeExceptionally(new TimeoutException())),
+					Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS);
+			future.whenComplete((value, ex) -> timer.cancel(false));
+		}
+		catch (RejectedExecutionException ex) {
+			// the scheduler is shut down (the application is closing): nothing else would end the wait
+			future.completeExceptionally(new TimeoutException("the scheduler is shut down"));
+		}
+		return future;
+	}
+
+	/**
+	 * Runs the continuations of asynchronous callers, and every command sent because another one
+	 * completed (an {@code EVAL} after {@code NOSCRIPT}, a give-back, a permit return sent again):
+	 * on the scheduler, never on Lettuce's event loop (which every Redis command of the application
+	 * waits on) nor on a shared JDK thread; at once on a task of the scheduler (a timeout) that
+	 * reaches it; on the thread at hand once the scheduler is shut down, as nothing else would run
+	 * them. A command written from inside Lettuce's completion of another
+	 * can re-enter its endpoint's {@code SharedLock} (see docs/redis.md, "Lettuce's SharedLock").
+	 * @return the executor of continuations
+	 */
+	Executor continuations() {
+		return this.continuations;
+	}
+
+	/** Runs a continuation inline on a task of the scheduler, else hands it to the scheduler. */
+	private void continueWith(Runnable task) {
+		if (ON_SCHEDULER.get() != null) {
+			task.run();
+			return;
+		}
+		try {
+			this.scheduler.execute(() -> runOnScheduler(task));
+		}
+		catch (RejectedExecutionException ex) {
+			task.run();
+		}
+	}
+
+	/**
+	 * Runs a task of the scheduler, marked as such: what it completes, it continues at once (a
+	 * second hop would queue the decision behind whatever the task does next, such as logging).
+	 */
+	private static void runOnScheduler(Runnable task) {
+		ON_SCHEDULER.set(Boolean.TRUE);
+		try {
+			task.run();
+		}
+		finally {
+			ON_SCHEDULER.remove();
+		}
+	}
+
 	/** A future that completes as the command does, or with a timeout, which cancels the command. */
-	private static <T> CompletableFuture<T> bounded(CompletionStage<T> command, long timeoutNanos) {
+	private <T> CompletableFuture<T> bounded(CompletionStage<T> command, long timeoutNanos) {
 		CompletableFuture<T> result = new CompletableFuture<>();
 		command.whenComplete((value, ex) -> settle(result, value, ex));
-		result.orTimeout(Math.max(0, timeoutNanos), TimeUnit.NANOSECONDS).whenComplete((value, ex) -> {
+		timeOut(result, timeoutNanos).whenComplete((value, ex) -> {
 			if (ex != null) {
 				command.toCompletableFuture().cancel(false);
 			}
@@ -412,32 +555,52 @@ public final class RedisScriptRunner {
 
 	private synchronized CompletableFuture<Connection> connect() {
 		CompletableFuture<Connection> connecting = this.connecting;
-		if (connecting == null || connecting.isCompletedExceptionally()) {
-			// One attempt at a time, on a thread that is not the caller's: the caller's wait is
-			// bounded by its deadline, however long connecting takes.
-			CompletableFuture<?>[] attempt = new CompletableFuture<?>[1];
-			connecting = CompletableFuture.supplyAsync(() -> {
-				Connection opened = new Connection(this.connector.get());
+		if (connecting != null && !connecting.isCompletedExceptionally()) {
+			return connecting; // open, or being opened
+		}
+		ConnectPacing started = this.pacing.start(this.ticker.read());
+		if (started == null) {
+			// the last attempt failed, and its gap has not passed: its failure stands meanwhile
+			return Objects.requireNonNull(connecting);
+		}
+		this.pacing = started;
+		// One attempt at a time, on a thread that is not the caller's: the caller's wait is
+		// bounded by its deadline, however long connecting takes.
+		CompletableFuture<?>[] attempt = new CompletableFuture<?>[1];
+		connecting = CompletableFuture.supplyAsync(() -> {
+			Connection opened;
+			try {
+				opened = new Connection(this.connector.get());
 				// Sent ahead of any call, so that each script's first call is an EVALSHA too; not
 				// awaited: should a load fail, that script's first call loads it by EVAL.
 				for (Script script : Script.values()) {
 					opened.commands.scriptLoad(script.text);
 				}
+			}
+			catch (RuntimeException | Error ex) {
 				synchronized (this) {
-					// unless disconnect() forgot this attempt meanwhile: its connection may be closed
+					// before the attempt's future fails: whoever sees it fail sees the gap
 					if (this.connecting == attempt[0]) {
-						this.connection = opened;
+						this.pacing = this.pacing.failed(this.ticker.read(), this.connectGapCapNanos);
 					}
 				}
-				return opened;
-			}, (task) -> {
-				Thread thread = new Thread(task, "resilience-redis-connect");
-				thread.setDaemon(true);
-				thread.start();
-			});
-			attempt[0] = connecting;
-			this.connecting = connecting;
-		}
+				throw ex;
+			}
+			synchronized (this) {
+				// unless disconnect() forgot this attempt meanwhile: its connection may be closed
+				if (this.connecting == attempt[0]) {
+					this.connection = opened;
+					this.pacing = ConnectPacing.READY;
+				}
+			}
+			return opened;
+		}, (task) -> {
+			Thread thread = new Thread(task, "resilience-redis-connect");
+			thread.setDaemon(true);
+			thread.start();
+		});
+		attempt[0] = connecting;
+		this.connecting = connecting;
 		return connecting;
 	}
 
@@ -564,6 +727,25 @@ public final class RedisScriptRunner {
 
 		RedisUnavailableException(String message) {
 			super("Redis is out: " + message, null, false, false);
+		}
+
+	}
+
+	/**
+	 * The scheduler of runners made without one: one daemon thread, made on first use and shared.
+	 */
+	private static final class OwnScheduler {
+
+		static final ScheduledExecutorService INSTANCE = create();
+
+		private static ScheduledExecutorService create() {
+			ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1, (task) -> {
+				Thread thread = new Thread(task, "resilience-redis-timer");
+				thread.setDaemon(true);
+				return thread;
+			});
+			scheduler.setRemoveOnCancelPolicy(true);
+			return scheduler;
 		}
 
 	}

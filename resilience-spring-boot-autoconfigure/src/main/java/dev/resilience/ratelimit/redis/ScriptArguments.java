@@ -80,7 +80,13 @@ final class ScriptArguments {
 		 * 1: the limiter pauses on throttle, and the last key is the key's pause, read before
 		 * anything else; 0: there is no such key, and no pause is read.
 		 */
-		PAUSE
+		PAUSE,
+		/**
+		 * Microseconds a permit of the limiter is typically held, as this instance last learned it
+		 * from a return, 0 unknown: the Retry-After of a key whose state, and its own typical hold,
+		 * was deleted once back to new.
+		 */
+		KNOWN_HOLD
 
 	}
 
@@ -241,13 +247,14 @@ final class ScriptArguments {
 		return (nanos >= EXACT * 1000) ? EXACT : (nanos + 999) / 1000;
 	}
 
-	byte[][] decide(boolean commit, long cost, long maxWaitMicros, long deadlineMicros) {
+	byte[][] decide(boolean commit, long cost, long maxWaitMicros, long deadlineMicros, long knownHoldMicros) {
 		long[] inputs = new long[DecideInput.values().length];
 		inputs[DecideInput.COST.ordinal()] = cost;
 		inputs[DecideInput.MAX_WAIT.ordinal()] = maxWaitMicros;
 		inputs[DecideInput.DEADLINE.ordinal()] = deadlineMicros;
 		inputs[DecideInput.COMMIT.ordinal()] = flag(commit);
 		inputs[DecideInput.PAUSE.ordinal()] = flag(this.pauses);
+		inputs[DecideInput.KNOWN_HOLD.ordinal()] = knownHoldMicros;
 		byte[][] arguments = new byte[2 + this.windowExpiries.length][];
 		arguments[0] = this.settings;
 		arguments[1] = doubles(inputs);
@@ -272,12 +279,15 @@ final class ScriptArguments {
 	/**
 	 * The arguments of {@code release.lua}: the settings, then the call's sequence number in
 	 * decimal, which names its lease as the script uses it, without formatting it, the time the
-	 * call was admitted at (its lease's score), and whether the hold time is learned from it
-	 * ({@code 1}) or not ({@code 0}: a return sent late).
+	 * call was admitted at (its lease's score), whether the hold time is learned from it
+	 * ({@code 1}) or not ({@code 0}: a return sent late), and the limiter's typical hold in
+	 * microseconds as this instance knows it (0 unknown), where the key's state has none. Its reply
+	 * is {@code 1} and the key's typical hold after the return (0 unknown).
 	 */
-	byte[][] release(long sequence, long at, boolean learned) {
+	byte[][] release(long sequence, long at, boolean learned, long knownHoldMicros) {
 		return new byte[][] { this.settings, Long.toString(sequence).getBytes(StandardCharsets.US_ASCII),
-				Long.toString(at).getBytes(StandardCharsets.US_ASCII), learned ? ONE : ZERO };
+				Long.toString(at).getBytes(StandardCharsets.US_ASCII), learned ? ONE : ZERO,
+				Long.toString(knownHoldMicros).getBytes(StandardCharsets.US_ASCII) };
 	}
 
 	/**

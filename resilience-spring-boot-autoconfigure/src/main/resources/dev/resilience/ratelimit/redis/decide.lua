@@ -225,7 +225,7 @@ if concurrency_full or wait > max_wait or not commit then
 			-- when a permit is likely back: the oldest lease's typical hold, within its timeout
 			local oldest = tonumber(redis.call('ZRANGE', lease_key, '0', '0', 'WITHSCORES')[2])
 			local held = math.max(0, now - oldest)
-			local typical = h[HOLD] or 0
+			local typical = h[HOLD] or known_hold
 			local estimate = held
 			if typical > held then
 				estimate = typical - held

@@ -2,8 +2,11 @@
 -- RedisScriptRunner prepends this file to each, after helpers.lua (and state.lua). Their slots are
 -- ScriptArguments.DecideInput's. A decision the caller gave up on replies -1 and now.
 -- deadline: the caller gives up after this server time, 0 never; commit: 1 decide, 0 inspect;
--- pause: 1 when the limiter pauses on throttle, and KEYS[#KEYS] is then the key's pause
-local cost, max_wait, deadline, commit, pause = struct.unpack('<ddddd', ARGV[2])
+-- pause: 1 when the limiter pauses on throttle, and KEYS[#KEYS] is then the key's pause;
+-- known_hold: how long the limiter's permits are typically held, as this instance last learned it
+-- from a permit's return (microseconds, 0 unknown), for a key whose state (and its own typical
+-- hold) was deleted once back to new
+local cost, max_wait, deadline, commit, pause, known_hold = struct.unpack('<dddddd', ARGV[2])
 commit = commit == 1
 
 if deadline > 0 and now > deadline then

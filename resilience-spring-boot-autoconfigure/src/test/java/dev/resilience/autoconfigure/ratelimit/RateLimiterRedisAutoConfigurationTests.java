@@ -9,8 +9,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -37,6 +39,7 @@ import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceHealthAutoConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceHealthIndicator;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -77,6 +80,29 @@ class RateLimiterRedisAutoConfigurationTests {
 			assertThat(health.getDetails().get("rateLimiters")).isEqualTo(
 					Map.of("partner", Map.of("store", "redis", "status", "UP", "errors", 0L)));
 		});
+	}
+
+	@Test
+	void runWhenAnAsyncDecisionTimesOutShouldRunTheCallersContinuationOnTheResilienceScheduler() {
+		try (RedisServer frozen = RedisServer.start()) {
+			this.contextRunner.withPropertyValues(shared("partner", 3))
+				.withPropertyValues("spring.data.redis.port=" + frozen.port(), "resilience.redis.decision-timeout=200ms")
+				.run((context) -> {
+					RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+					assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+					frozen.freeze();
+					try {
+						// given up on at the decision timeout: by a timer of the starter's scheduler,
+						// not the JDK's delay thread, and the caller's code runs there too
+						CompletableFuture<String> thread = limiter.reserveAsync("k", 1, Duration.ZERO)
+							.thenApply((reservation) -> Thread.currentThread().getName());
+						assertThat(thread.get(30, TimeUnit.SECONDS)).startsWith(ContinuationScheduler.THREAD_PREFIX);
+					}
+					finally {
+						frozen.thaw();
+					}
+				});
+		}
 	}
 
 	@Test

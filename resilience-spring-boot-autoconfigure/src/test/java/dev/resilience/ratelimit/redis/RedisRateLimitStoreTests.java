@@ -244,7 +244,7 @@ class RedisRateLimitStoreTests {
 			.build();
 		RedisKeys keys = new RedisKeys(this.prefix, "late", settings);
 		ScriptArguments arguments = new ScriptArguments("late", settings);
-		List<?> reply = runner.run(RedisScriptRunner.Script.DECIDE, keys.keys("k"), arguments.decide(true, 1, 0, 1), TimeUnit.SECONDS.toNanos(5)).get();
+		List<?> reply = runner.run(RedisScriptRunner.Script.DECIDE, keys.keys("k"), arguments.decide(true, 1, 0, 1, 0), TimeUnit.SECONDS.toNanos(5)).get();
 		assertThat(ScriptArguments.Reply.parse(reply).status()).isEqualTo(-1);
 		assertThat(server.keys(this.prefix + "late:*")).isEmpty();
 	}
@@ -338,7 +338,7 @@ class RedisRateLimitStoreTests {
 		List<List<Long>> replies = new ArrayList<>();
 		long first = -1;
 		for (long[] call : calls) {
-			List<?> raw = runner.run(script, keys, arguments.decide(call[2] == 1, call[0], call[1], 0),
+			List<?> raw = runner.run(script, keys, arguments.decide(call[2] == 1, call[0], call[1], 0, 0),
 					TimeUnit.SECONDS.toNanos(5)).get();
 			ByteBuffer packed = ByteBuffer.wrap((byte[]) raw.get(0)).order(ByteOrder.LITTLE_ENDIAN);
 			long[] reply = new long[packed.remaining() / Double.BYTES];
@@ -935,12 +935,12 @@ class RedisRateLimitStoreTests {
 		String name = "above-limit-" + maxConcurrent;
 		ScriptArguments arguments = new ScriptArguments(name, settings);
 		byte[][] keys = new RedisKeys(this.prefix, name, settings).keys("k");
-		List<?> full = runner.run(arguments.decideScript(), keys, arguments.decide(true, 3, 0, 0),
+		List<?> full = runner.run(arguments.decideScript(), keys, arguments.decide(true, 3, 0, 0, 0),
 				TimeUnit.SECONDS.toNanos(5)).get();
 		assertThat(ScriptArguments.Reply.parse(full).status()).isOne();
 		assertThatExceptionOfType(ExecutionException.class)
 			.isThrownBy(() -> runner.run(arguments.decideScript(), keys,
-					arguments.decide(true, 4, TimeUnit.SECONDS.toMicros(5), 0), TimeUnit.SECONDS.toNanos(5))
+					arguments.decide(true, 4, TimeUnit.SECONDS.toMicros(5), 0, 0), TimeUnit.SECONDS.toNanos(5))
 				.get())
 			.withMessageContaining("cost 4 exceeds the window limit of 3");
 	}
@@ -1048,7 +1048,7 @@ class RedisRateLimitStoreTests {
 		byte[][] arguments = new byte[1 + cases.size()][];
 		arguments[0] = new ScriptArguments("division", RateLimiterSettings.builder()
 			.tokenBucket(1, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY)
-			.build()).decide(true, 1, 0, 0)[0];
+			.build()).decide(true, 1, 0, 0, 0)[0];
 		for (int i = 0; i < cases.size(); i++) {
 			arguments[1 + i] = Long.toString(cases.get(i)).getBytes(StandardCharsets.US_ASCII);
 		}

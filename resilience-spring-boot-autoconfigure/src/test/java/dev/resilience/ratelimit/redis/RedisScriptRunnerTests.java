@@ -2,16 +2,23 @@ package dev.resilience.ratelimit.redis;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
+import dev.resilience.ManualScheduler;
+import dev.resilience.ManualTicker;
 import dev.resilience.ratelimit.redis.RedisScriptRunner.RedisUnavailableException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What {@link RedisScriptRunner} does without a server: connecting while attempts fail, and what it
@@ -21,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RedisScriptRunnerTests {
 
 	@Test
-	void connectTriesAgainEveryTenthOfASecondAndGivesUpAtItsTimeout() {
+	void connectTriesAgainAfterGrowingGapsAndGivesUpAtItsTimeout() {
 		AtomicInteger attempts = new AtomicInteger();
 		RedisScriptRunner runner = new RedisScriptRunner(() -> {
 			attempts.incrementAndGet();
@@ -30,9 +37,67 @@ class RedisScriptRunnerTests {
 		long start = System.nanoTime();
 		assertThat(runner.connect(Duration.ofMillis(350))).isFalse();
 		assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofMillis(300));
-		// an attempt, then one after each pause of 100 ms: four (five on a slow machine), not a busy loop
-		assertThat(attempts.get()).isBetween(3, 6);
+		// at 0, 100 and 300 ms (gaps of 100 then 200 ms): not a busy loop; two on a slow machine
+		assertThat(attempts.get()).isBetween(2, 3);
 		assertThat(runner).hasToString("RedisScriptRunner[not connected]");
+	}
+
+	@Test
+	void attemptsToConnectStartOneAtATimeAndOnlyOnceTheGapAfterTheLastFailureHasPassed() throws Exception {
+		ManualTicker ticker = new ManualTicker();
+		AtomicInteger attempts = new AtomicInteger();
+		RedisScriptRunner runner = new RedisScriptRunner(() -> {
+			attempts.incrementAndGet();
+			throw new IllegalStateException("Connection refused");
+		}, Duration.ofMillis(300), ManualScheduler.direct(), ticker);
+		List<Integer> seen = new ArrayList<>();
+		// each step: a command, which starts an attempt when one is due, then a health check, which
+		// waits for the attempt in flight and starts none of its own
+		seen.add(commandAndCheck(runner, attempts));
+		for (long gap : new long[] { 100, 200, 300, 300 }) {
+			ticker.advance(Duration.ofMillis(gap).minusNanos(1));
+			seen.add(commandAndCheck(runner, attempts));
+			ticker.advanceNanos(1);
+			seen.add(commandAndCheck(runner, attempts));
+		}
+		// gaps of 100, 200, then 300 ms (the connect timeout) from each failure
+		assertThat(seen).containsExactly(1, 1, 2, 2, 3, 3, 4, 4, 5);
+	}
+
+	@Test
+	void noOtherAttemptToConnectStartsWhileOneIsInFlight() throws Exception {
+		AtomicInteger attempts = new AtomicInteger();
+		CountDownLatch hanging = new CountDownLatch(1);
+		RedisScriptRunner runner = new RedisScriptRunner(() -> {
+			attempts.incrementAndGet();
+			try {
+				hanging.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			throw new IllegalStateException("Connection refused");
+		}, Duration.ofMillis(300), ManualScheduler.direct(), new ManualTicker());
+		try {
+			for (int i = 0; i < 100; i++) {
+				assertThat(runner.unlink(new byte[][] { KEY }, 1_000_000)).isCompletedExceptionally();
+			}
+			await().atMost(Duration.ofSeconds(30)).until(() -> attempts.get() == 1);
+			assertThat(attempts.get()).isEqualTo(1);
+		}
+		finally {
+			hanging.countDown();
+		}
+	}
+
+	private static final byte[] KEY = { 'k' };
+
+	/** A command (which fails: not connected), then a health check; the attempts made until then. */
+	private static int commandAndCheck(RedisScriptRunner runner, AtomicInteger attempts) {
+		assertThat(runner.unlink(new byte[][] { KEY }, 1_000_000)).isCompletedExceptionally();
+		assertThatThrownBy(() -> runner.ping(System.nanoTime() + TimeUnit.SECONDS.toNanos(30)))
+			.isInstanceOf(ExecutionException.class);
+		return attempts.get();
 	}
 
 	@Test

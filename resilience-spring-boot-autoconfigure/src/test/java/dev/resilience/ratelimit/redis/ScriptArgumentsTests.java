@@ -31,8 +31,8 @@ class ScriptArgumentsTests {
 			.windowAlgorithm(WindowAlgorithm.COUNTER)
 			.maxConcurrent(10, Duration.ofMinutes(1))
 			.build());
-		assertThat(strings(arguments.decide(true, 3, 250_000, 42))).containsExactly("50", "5", "1000000", "1", "1", "10",
-				"60000000", "2", "25", "5000000", "300", "60000000", "3", "250000", "42", "1", "0");
+		assertThat(strings(arguments.decide(true, 3, 250_000, 42, 700))).containsExactly("50", "5", "1000000", "1", "1",
+				"10", "60000000", "2", "25", "5000000", "300", "60000000", "3", "250000", "42", "1", "0", "700");
 	}
 
 	@Test
@@ -40,8 +40,8 @@ class ScriptArgumentsTests {
 		ScriptArguments arguments = new ScriptArguments("n",
 				RateLimiterSettings.builder().window(7, Duration.ofMillis(1500)).build());
 		// then the window's period in milliseconds, in decimal, for decide_window.lua's PEXPIRE
-		assertThat(strings(arguments.decide(false, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
-				"1", "7", "1500000", "1", "0", "0", "0", "0", "1500");
+		assertThat(strings(arguments.decide(false, 1, 0, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
+				"1", "7", "1500000", "1", "0", "0", "0", "0", "0", "1500");
 	}
 
 	@Test
@@ -77,9 +77,9 @@ class ScriptArgumentsTests {
 				new long[0]);
 		assertThat(strings(arguments.giveBack(taken, 2))).containsExactly("5", "1", "1000000", "0", "0", "0", "60000000",
 				"0", "2", "9", "1020", "5", "3", "1010", "5", "900", "4");
-		assertThat(strings(arguments.release(9, taken.at(), true))).containsExactly("5", "1", "1000000", "0", "0", "0",
-				"60000000", "0", "9", "1020", "1");
-		assertThat(strings(arguments.release(9, taken.at(), false))).endsWith("9", "1020", "0");
+		assertThat(strings(arguments.release(9, taken.at(), true, 0))).containsExactly("5", "1", "1000000", "0", "0",
+				"0", "60000000", "0", "9", "1020", "1", "0");
+		assertThat(strings(arguments.release(9, taken.at(), false, 4_500))).endsWith("9", "1020", "0", "4500");
 	}
 
 	@Test
@@ -90,8 +90,8 @@ class ScriptArgumentsTests {
 			.pauseOnThrottle(new PauseOnThrottleSettings(true, Set.of(429), Duration.ofSeconds(1), Duration.ofMinutes(1), 0.1))
 			.build());
 		assertThat(pausing.pauses()).isTrue();
-		assertThat(strings(pausing.decide(true, 1, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000", "1",
-				"7", "1000000", "1", "0", "0", "1", "1", "1000");
+		assertThat(strings(pausing.decide(true, 1, 0, 0, 0))).containsExactly("0", "0", "0", "0", "0", "0", "60000000",
+				"1", "7", "1000000", "1", "0", "0", "1", "1", "0", "1000");
 	}
 
 	@Test
@@ -163,15 +163,15 @@ class ScriptArgumentsTests {
 		RateLimiterSettings.Builder windows = RateLimiterSettings.builder()
 			.window(7, Duration.ofMillis(1500))
 			.window(9, Duration.ofNanos(2_000_000_001));
-		byte[][] exact = new ScriptArguments("n", windows.build()).decide(true, 1, 0, 0);
+		byte[][] exact = new ScriptArguments("n", windows.build()).decide(true, 1, 0, 0, 0);
 		assertThat(Arrays.stream(exact, 2, exact.length).map((argument) -> new String(argument, StandardCharsets.US_ASCII)))
 			.containsExactly("1500", "2001");
 		// decide.lua works its expiries out itself
 		assertThat(new ScriptArguments("n", windows.maxConcurrent(2, Duration.ofMinutes(1)).build())
-			.decide(true, 1, 0, 0).length).isEqualTo(2);
+			.decide(true, 1, 0, 0, 0).length).isEqualTo(2);
 		assertThat(new ScriptArguments("n", windows.maxConcurrent(0, Duration.ofMinutes(1))
 			.windowAlgorithm(WindowAlgorithm.COUNTER)
-			.build()).decide(true, 1, 0, 0).length).isEqualTo(2);
+			.build()).decide(true, 1, 0, 0, 0).length).isEqualTo(2);
 	}
 
 	@Test
@@ -204,13 +204,13 @@ class ScriptArgumentsTests {
 	void eachScriptTakesTheSettingsAndTheCallsInputsAsTwoArgumentsExactBelow2To53() {
 		ScriptArguments arguments = new ScriptArguments("n",
 				RateLimiterSettings.builder().tokenBucket(5, 1, Duration.ofSeconds(1), RefillStrategy.GREEDY).build());
-		byte[][] decide = arguments.decide(true, 1, ScriptArguments.EXACT - 1, 1_764_000_000_123_457L);
+		byte[][] decide = arguments.decide(true, 1, ScriptArguments.EXACT - 1, 1_764_000_000_123_457L, 250_000);
 		assertThat(decide.length).isEqualTo(2);
-		// eight settings, five inputs, eight bytes each
+		// eight settings, six inputs, eight bytes each
 		assertThat(decide[0]).hasSize(64);
-		assertThat(decide[1]).hasSize(40);
-		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1", "0");
-		byte[][] release = arguments.release(12_345_678, 1_764_000_000_123_457L, true);
+		assertThat(decide[1]).hasSize(48);
+		assertThat(strings(decide)).endsWith("1", "9007199254740991", "1764000000123457", "1", "0", "250000");
+		byte[][] release = arguments.release(12_345_678, 1_764_000_000_123_457L, true, 0);
 		assertThat(release[1]).isEqualTo("12345678".getBytes(StandardCharsets.US_ASCII));
 		assertThat(release[2]).isEqualTo("1764000000123457".getBytes(StandardCharsets.US_ASCII));
 	}
