@@ -5,28 +5,42 @@ import java.math.RoundingMode;
 import java.time.Duration;
 
 /**
- * Prints a duration for a message: milliseconds under a second ({@code 100ms}, {@code 0.5ms}),
- * seconds from one second on ({@code 1.53s}, {@code 90s}), with at most two decimals. Retries and
- * polls print their {@code Tried 4 times over 1.53s} with it.
+ * Writes a duration the one way the starter writes it everywhere, in messages, events and the
+ * Actuator endpoint: as {@code application.yml} takes it, rounded to the millisecond, a whole
+ * number in the largest unit that holds it exactly ({@code 250ms}, {@code 1530ms}, {@code 5s},
+ * {@code 2m}, {@code 1h}, {@code 1d}). Spring Boot's simple duration format takes only whole
+ * numbers, so {@code 1.53s} would not read back; {@code 1530ms} does.
+ * <p>
+ * Not API: public only so that every capability package can reach it.
  */
 public final class DurationText {
 
-	private static final long NANOS_PER_SECOND = 1_000_000_000L;
+	private static final long[] UNIT_MILLIS = { 86_400_000L, 3_600_000L, 60_000L, 1_000L };
+
+	private static final String[] UNIT_SUFFIXES = { "d", "h", "m", "s" };
 
 	private DurationText() {
 	}
 
 	/**
-	 * Prints a duration.
-	 * @param duration the duration, zero or more
-	 * @return the text, such as {@code 100ms} or {@code 1.53s}
+	 * Writes a duration.
+	 * @param duration the duration; a negative one is written with a minus sign, as a message
+	 * about a wrong value needs
+	 * @return the text, such as {@code 100ms}, {@code 1530ms} or {@code 2m}
 	 */
 	public static String of(Duration duration) {
-		BigDecimal nanos = new BigDecimal(duration.getSeconds()).multiply(BigDecimal.valueOf(NANOS_PER_SECOND))
+		// BigDecimal: half a millisecond rounds up exactly, and no duration overflows a long of nanos.
+		BigDecimal nanos = BigDecimal.valueOf(duration.getSeconds()).movePointRight(9)
 			.add(BigDecimal.valueOf(duration.getNano()));
-		boolean seconds = duration.getSeconds() > 0;
-		BigDecimal value = nanos.movePointLeft(seconds ? 9 : 6).setScale(2, RoundingMode.HALF_UP).stripTrailingZeros();
-		return value.toPlainString() + (seconds ? "s" : "ms");
+		long millis = nanos.movePointLeft(6).setScale(0, RoundingMode.HALF_UP).longValueExact();
+		if (millis != 0) {
+			for (int i = 0; i < UNIT_MILLIS.length; i++) {
+				if (millis % UNIT_MILLIS[i] == 0) {
+					return (millis / UNIT_MILLIS[i]) + UNIT_SUFFIXES[i];
+				}
+			}
+		}
+		return millis + "ms";
 	}
 
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -61,13 +62,13 @@ public class RateLimitExceededException extends RuntimeException {
 
 	/**
 	 * Returns what was rejected and when to retry, such as
-	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after PT3S}.
+	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after 3s}.
 	 * @return the message
 	 */
 	@Override
 	public String getMessage() {
 		return "Rate limiter '" + this.limiterName + "' rejected the call"
-				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after " + this.retryAfter;
+				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after " + DurationText.of(this.retryAfter);
 	}
 
 	/**

@@ -164,8 +164,11 @@ class ConnectionPoolSettingsTests {
 		assertThat(checkout.getPool()).isEqualTo("llm");
 		assertThat(checkout.getTimeout()).isEqualTo(Duration.ofSeconds(15));
 		assertThat(checkout.getElapsed()).isEqualTo(Duration.ofSeconds(15));
+		// Durations are written as application.yml takes them, rounded to the millisecond.
+		assertThat(new CheckoutTimeoutException("llm", Duration.ofMillis(250), Duration.ofNanos(250_400_000)))
+			.hasMessage("No connection of pool 'llm' became free within 250ms (waited 250ms); the work did not run");
 		assertThat(new OperationTimeoutException("llm", Duration.ofSeconds(15), Duration.ofMillis(15_002)))
-			.hasMessage("Work with a connection of pool 'llm' did not finish within PT15S (gave up after PT15.002S)");
+			.hasMessage("Work with a connection of pool 'llm' did not finish within 15s (gave up after 15002ms)");
 	}
 
 	private static Duration maintenancePeriod(Duration maxIdleTime) {

@@ -138,7 +138,7 @@ class ResilienceEventsWebTests {
 		assertThat(retry.get("kind").asString()).isEqualTo("retried");
 		assertThat(retry.get("outcome").asString()).isEqualTo("returned");
 		assertThat(retry.get("details").get("attempt").asInt()).isEqualTo(2);
-		assertThat(retry.get("details").get("delay").asString()).isEqualTo("PT0.01S");
+		assertThat(retry.get("details").get("delay").asString()).isEqualTo("10ms");
 	}
 
 	@Test
@@ -163,7 +163,7 @@ class ResilienceEventsWebTests {
 		assertThat(events.get(0).get("kind").asString()).isEqualTo("poll_exhausted");
 		assertThat(events.get(0).get("outcome").asString()).isEqualTo("exhausted");
 		assertThat(events.get(0).get("details").get("attempts").asInt()).isEqualTo(3);
-		assertThat(events.get(0).get("details").get("totalDelay").asString()).isEqualTo("PT0.02S");
+		assertThat(events.get(0).get("details").get("totalDelay").asString()).isEqualTo("20ms");
 	}
 
 	@Test

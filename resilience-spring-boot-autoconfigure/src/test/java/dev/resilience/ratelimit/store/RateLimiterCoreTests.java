@@ -149,9 +149,9 @@ class RateLimiterCoreTests {
 		limiter.tryAcquire("alice", 1);
 		limiter.tryAcquire("", 1);
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("alice", 1, Duration.ZERO)))
-			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after 2s");
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("", 1, Duration.ZERO)))
-			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call; retry after 2s");
 	}
 
 	@Test
@@ -179,9 +179,9 @@ class RateLimiterCoreTests {
 		assertThat(new RateLimitExceededException(decision).getStackTrace()).isNotEmpty();
 		assertThat(new RateLimitExceededException(decision, false).getStackTrace()).isEmpty();
 		assertThat(new RateLimitExceededException(decision, false))
-			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S")
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after 2s")
 			.hasToString(RateLimitExceededException.class.getName()
-					+ ": Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+					+ ": Rate limiter 'api' rejected the call for key 'alice'; retry after 2s");
 	}
 
 	/** Two limiters admitting one call each: one decided by its own fast path, one through a held permit. */
