@@ -193,13 +193,7 @@ public class ResilienceEndpoint {
 			List<String> noRetryOn, @Nullable RetryBudgetDescriptor budget) {
 
 		static RetryPolicyDescriptor of(RetryRegistry registry, String name) {
-			RetryBudget budget = registry.getBudget(name);
-			RetryBudgetDescriptor budgetDescriptor = (budget != null)
-					? new RetryBudgetDescriptor(budget.getSettings().ratio(),
-							SettingsText.of(budget.getSettings().window()), budget.getSettings().minRetriesPerSecond(),
-							budget.available())
-					: null;
-			return of(registry.getPolicy(name), budgetDescriptor);
+			return of(registry.getPolicy(name), RetryBudgetDescriptor.of(registry.getBudget(name)));
 		}
 
 		static RetryPolicyDescriptor of(RetryPolicy policy, @Nullable RetryBudgetDescriptor budget) {
@@ -225,6 +219,13 @@ public class ResilienceEndpoint {
 	 * @param available the retries the budget allows now
 	 */
 	public record RetryBudgetDescriptor(double ratio, String window, int minRetriesPerSecond, long available) {
+
+		static @Nullable RetryBudgetDescriptor of(@Nullable RetryBudget budget) {
+			return (budget != null) ? new RetryBudgetDescriptor(budget.getSettings().ratio(),
+					SettingsText.of(budget.getSettings().window()), budget.getSettings().minRetriesPerSecond(),
+					budget.available()) : null;
+		}
+
 	}
 
 	/**
