@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
@@ -754,7 +755,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.add(route)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
-					+ " failed, deciding " + this.settings.onStoreFailure() + " until it answers again: "
+					+ " failed, deciding " + this.settings.onStoreFailure().name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ " until it answers again: "
 					+ RedisScriptRunner.describe(ex);
 		}
 		return null;
