@@ -565,7 +565,7 @@ class ConnectionPoolAsyncTests {
 		DeadlinePool<Integer> pool = pool(1);
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> pool.withConnectionAsync(Duration.ZERO, CompletableFuture::completedFuture))
-			.withMessage("timeout must be positive but was PT0S");
+			.withMessage("timeout must be positive but was 0ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> pool.checkoutAsync(Duration.ofMillis(-1)));
 	}
 

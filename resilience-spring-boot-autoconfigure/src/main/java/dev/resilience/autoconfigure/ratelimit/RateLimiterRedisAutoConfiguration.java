@@ -16,6 +16,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
@@ -135,7 +136,7 @@ public final class RateLimiterRedisAutoConfiguration {
 		}
 		else if (used && !runner.getObject().connect(timeout)) {
 			logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
-					+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
+					+ DurationText.of(timeout) + "): rate limiters with store: redis follow their on-store-failure until it does");
 		}
 	}
 

@@ -25,6 +25,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -230,7 +231,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.arguments = new ScriptArguments(limiterName, settings);
 		if (decisionTimeout.isNegative() || decisionTimeout.isZero()) {
 			throw new IllegalArgumentException("resilience.redis.decision-timeout must be positive but was "
-					+ decisionTimeout);
+					+ DurationText.of(decisionTimeout));
 		}
 		this.timeoutNanos = decisionTimeout.toNanos();
 		this.listeners = List.copyOf(listeners);
