@@ -1,6 +1,7 @@
 package dev.resilience.internal;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.time.Duration;
 
@@ -15,7 +16,8 @@ import java.time.Duration;
  */
 public final class DurationText {
 
-	private static final long[] UNIT_MILLIS = { 86_400_000L, 3_600_000L, 60_000L, 1_000L };
+	private static final BigInteger[] UNIT_MILLIS = { BigInteger.valueOf(86_400_000L),
+			BigInteger.valueOf(3_600_000L), BigInteger.valueOf(60_000L), BigInteger.valueOf(1_000L) };
 
 	private static final String[] UNIT_SUFFIXES = { "d", "h", "m", "s" };
 
@@ -29,14 +31,19 @@ public final class DurationText {
 	 * @return the text, such as {@code 100ms}, {@code 1530ms} or {@code 2m}
 	 */
 	public static String of(Duration duration) {
-		// BigDecimal: half a millisecond rounds up exactly, and no duration overflows a long of nanos.
-		BigDecimal nanos = BigDecimal.valueOf(duration.getSeconds()).movePointRight(9)
-			.add(BigDecimal.valueOf(duration.getNano()));
-		long millis = nanos.movePointLeft(6).setScale(0, RoundingMode.HALF_UP).longValueExact();
-		if (millis != 0) {
+		// Big numbers: half a millisecond rounds up exactly, and the longest duration (a poll's sum
+		// of absurd delays) has more milliseconds than a long holds.
+		BigInteger millis = BigDecimal.valueOf(duration.getSeconds())
+			.movePointRight(9)
+			.add(BigDecimal.valueOf(duration.getNano()))
+			.movePointLeft(6)
+			.setScale(0, RoundingMode.HALF_UP)
+			.toBigIntegerExact();
+		if (millis.signum() != 0) {
 			for (int i = 0; i < UNIT_MILLIS.length; i++) {
-				if (millis % UNIT_MILLIS[i] == 0) {
-					return (millis / UNIT_MILLIS[i]) + UNIT_SUFFIXES[i];
+				BigInteger[] units = millis.divideAndRemainder(UNIT_MILLIS[i]);
+				if (units[1].signum() == 0) {
+					return units[0] + UNIT_SUFFIXES[i];
 				}
 			}
 		}

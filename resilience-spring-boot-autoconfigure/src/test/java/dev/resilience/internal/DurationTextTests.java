@@ -24,6 +24,9 @@ class DurationTextTests {
 		assertThat(DurationText.of(Duration.ofHours(3))).isEqualTo("3h");
 		assertThat(DurationText.of(Duration.ofDays(2))).isEqualTo("2d");
 		assertThat(DurationText.of(Duration.ofSeconds(-1))).isEqualTo("-1s");
+		assertThat(DurationText.of(Duration.ofMillis(-1530))).isEqualTo("-1530ms");
+		// The longest duration, a poll's sum of absurd delays, has more milliseconds than a long holds.
+		assertThat(DurationText.of(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999))).isEqualTo("9223372036854775808s");
 	}
 
 	@Test
