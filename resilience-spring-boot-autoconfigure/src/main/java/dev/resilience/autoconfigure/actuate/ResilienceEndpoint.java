@@ -44,6 +44,11 @@ import dev.resilience.retry.RetryRegistry;
  * {@code DELETE} on the same path resets that key. Without {@code key}, the limiter's shared bucket
  * (the empty key) is meant. Read-only by default: resetting needs
  * {@code management.endpoint.resilience.access=unrestricted}.
+ * <p>
+ * Settings are written as {@code application.yml} takes them, so that what is shown can be posted
+ * back unchanged: enum values in kebab case ({@code fail-open}) and durations rounded to the
+ * millisecond, a whole number in the largest unit that holds them ({@code 250ms}, {@code 5s});
+ * fields are camelCase, a field's property being its name in kebab case.
  */
 @Endpoint(id = "resilience", defaultAccess = Access.READ_ONLY)
 public class ResilienceEndpoint {
