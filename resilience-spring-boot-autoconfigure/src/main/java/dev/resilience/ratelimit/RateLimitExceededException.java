@@ -68,7 +68,8 @@ public class RateLimitExceededException extends RuntimeException {
 	@Override
 	public String getMessage() {
 		return "Rate limiter '" + this.limiterName + "' rejected the call"
-				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after " + DurationText.of(this.retryAfter);
+				+ (this.key.isEmpty() ? "" : " for key '" + this.key + "'") + "; retry after "
+				+ DurationText.of(this.retryAfter);
 	}
 
 	/**

@@ -72,7 +72,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 					+ adaptiveConcurrency.maxLimit() + ") but was " + maxConcurrent);
 		}
 		if (leaseTimeout.isNegative() || leaseTimeout.isZero()) {
-			throw new IllegalArgumentException("lease-timeout must be positive but was " + DurationText.of(leaseTimeout));
+			throw new IllegalArgumentException(
+					"lease-timeout must be positive but was " + DurationText.of(leaseTimeout));
 		}
 		if (maxWait.isNegative()) {
 			throw new IllegalArgumentException("max-wait must not be negative but was " + DurationText.of(maxWait));
@@ -84,8 +85,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 			for (int j = 0; j < i; j++) {
 				if (windows.get(i).period().equals(windows.get(j).period())) {
 					throw new IllegalArgumentException("windows[" + j + "] and windows[" + i + "] both have the period "
-							+ DurationText.of(windows.get(i).period()) + "; a limiter's windows need distinct periods (the tighter limit "
-							+ "alone has the same effect)");
+							+ DurationText.of(windows.get(i).period())
+							+ "; a limiter's windows need distinct periods (the tighter limit alone has the same effect)");
 				}
 			}
 		}

@@ -28,7 +28,8 @@ public record Throttle(@Nullable Duration requested, Cause cause) {
 	public Throttle {
 		Objects.requireNonNull(cause, "cause");
 		if (requested != null && requested.isNegative()) {
-			throw new IllegalArgumentException("a throttle's wait must not be negative but was " + DurationText.of(requested));
+			throw new IllegalArgumentException(
+					"a throttle's wait must not be negative but was " + DurationText.of(requested));
 		}
 		if ((requested == null) != (cause == Cause.DEFAULT)) {
 			throw new IllegalArgumentException("a throttle of cause " + cause + ((requested == null)

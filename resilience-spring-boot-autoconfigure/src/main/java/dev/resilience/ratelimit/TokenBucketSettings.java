@@ -35,7 +35,8 @@ public record TokenBucketSettings(long capacity, long refillTokens, Duration ref
 			throw new IllegalArgumentException("token-bucket.refill-tokens must be positive but was " + refillTokens);
 		}
 		if (refillPeriod.isNegative() || refillPeriod.isZero()) {
-			throw new IllegalArgumentException("token-bucket.refill-period must be positive but was " + DurationText.of(refillPeriod));
+			throw new IllegalArgumentException(
+					"token-bucket.refill-period must be positive but was " + DurationText.of(refillPeriod));
 		}
 	}
 

@@ -37,8 +37,8 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 			throw new IllegalArgumentException("multiplier must be a finite number of at least 1, but was " + multiplier);
 		}
 		if (maxDelay.compareTo(delay) < 0) {
-			throw new IllegalArgumentException("max-delay (" + DurationText.of(maxDelay) + ") must not be shorter than delay ("
-					+ DurationText.of(delay) + ")");
+			throw new IllegalArgumentException("max-delay (" + DurationText.of(maxDelay)
+					+ ") must not be shorter than delay (" + DurationText.of(delay) + ")");
 		}
 	}
 

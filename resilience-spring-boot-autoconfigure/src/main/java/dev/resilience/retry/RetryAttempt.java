@@ -41,7 +41,8 @@ public record RetryAttempt(int number, Duration delayBefore, Duration duration, 
 			case RESULT_RETRIED -> "returned a result to retry";
 			case FAILED -> "failed with " + this.failure;
 		};
-		return "#" + this.number + " after " + DurationText.of(this.delayBefore) + ", ran " + DurationText.of(this.duration) + ": " + how;
+		return "#" + this.number + " after " + DurationText.of(this.delayBefore) + ", ran "
+				+ DurationText.of(this.duration) + ": " + how;
 	}
 
 	/** How an attempt ended. */

@@ -52,7 +52,8 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 			throw new IllegalArgumentException("max-retries must not be negative, but was " + maxRetries);
 		}
 		if (maxDuration != null && (maxDuration.isNegative() || maxDuration.isZero())) {
-			throw new IllegalArgumentException("max-duration must be positive, but was " + DurationText.of(maxDuration));
+			throw new IllegalArgumentException(
+					"max-duration must be positive, but was " + DurationText.of(maxDuration));
 		}
 		if (retryOn.isEmpty()) {
 			throw new IllegalArgumentException("retry-on must name at least one exception type");

@@ -277,7 +277,8 @@ public class ResilienceEndpoint {
 			ConnectionPoolSettings settings = pool.getSettings();
 			ConnectionPoolStats stats = pool.getStats();
 			return new PoolDescriptor(settings.maxSize(), settings.minIdle(), SettingsText.of(settings.timeout()),
-					settings.validateOnCheckout(), SettingsText.ofNullable(settings.maxIdleTime()), stats.active(), stats.idle(), stats.pending(),
+					settings.validateOnCheckout(), SettingsText.ofNullable(settings.maxIdleTime()), stats.active(),
+					stats.idle(), stats.pending(),
 					stats.abandoned());
 		}
 
@@ -312,7 +313,8 @@ public class ResilienceEndpoint {
 			RateLimiterSettings settings = limiter.getSettings();
 			TokenBucketSettings bucket = settings.tokenBucket();
 			TokenBucketDescriptor tokenBucket = (bucket != null) ? new TokenBucketDescriptor(bucket.capacity(),
-					bucket.refillTokens(), SettingsText.of(bucket.refillPeriod()), SettingsText.of(bucket.refillStrategy()))
+					bucket.refillTokens(), SettingsText.of(bucket.refillPeriod()),
+					SettingsText.of(bucket.refillStrategy()))
 					: null;
 			List<WindowDescriptor> windows = settings.windows()
 				.stream()

@@ -136,7 +136,8 @@ public final class RateLimiterRedisAutoConfiguration {
 		}
 		else if (used && !runner.getObject().connect(timeout)) {
 			logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
-					+ DurationText.of(timeout) + "): rate limiters with store: redis follow their on-store-failure until it does");
+					+ DurationText.of(timeout)
+					+ "): rate limiters with store: redis follow their on-store-failure until it does");
 		}
 	}
 

@@ -96,7 +96,8 @@ public class RateLimitingProperties {
 		public void setDecisionTimeout(Duration decisionTimeout) {
 			if (decisionTimeout.isNegative() || decisionTimeout.isZero()) {
 				throw new IllegalArgumentException(
-						"resilience.redis.decision-timeout must be positive but was " + DurationText.of(decisionTimeout));
+						"resilience.redis.decision-timeout must be positive but was "
+								+ DurationText.of(decisionTimeout));
 			}
 			this.decisionTimeout = decisionTimeout;
 		}
@@ -108,7 +109,8 @@ public class RateLimitingProperties {
 		public void setConnectTimeout(Duration connectTimeout) {
 			if (connectTimeout.isNegative()) {
 				throw new IllegalArgumentException(
-						"resilience.redis.connect-timeout must not be negative but was " + DurationText.of(connectTimeout));
+						"resilience.redis.connect-timeout must not be negative but was "
+								+ DurationText.of(connectTimeout));
 			}
 			this.connectTimeout = connectTimeout;
 		}

@@ -161,7 +161,8 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	 * interface that declares the method names it then.
 	 */
 	private static String id(Method method, Class<?> targetClass) {
-		Class<?> type = Proxy.isProxyClass(targetClass) ? method.getDeclaringClass() : ClassUtils.getUserClass(targetClass);
+		Class<?> type = Proxy.isProxyClass(targetClass) ? method.getDeclaringClass()
+				: ClassUtils.getUserClass(targetClass);
 		return type.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
 			.map(Class::getSimpleName)
 			.collect(Collectors.joining(", ", "(", ")"));

@@ -756,7 +756,8 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.add(route)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
-					+ " failed, deciding " + this.settings.onStoreFailure().name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ " failed, deciding "
+					+ this.settings.onStoreFailure().name().toLowerCase(Locale.ROOT).replace('_', '-')
 					+ " until it answers again: "
 					+ RedisScriptRunner.describe(ex);
 		}
