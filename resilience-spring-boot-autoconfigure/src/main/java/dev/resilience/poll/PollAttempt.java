@@ -5,6 +5,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * One attempt of a poll, as its {@link PollHistory} records it.
  *
@@ -30,7 +32,8 @@ public record PollAttempt<T>(int number, Duration delayBefore, boolean fulfilled
 			throw new IllegalArgumentException("The first attempt is number 1, but was " + number);
 		}
 		if (delayBefore.isNegative()) {
-			throw new IllegalArgumentException("delayBefore must not be negative, but was " + delayBefore);
+			throw new IllegalArgumentException(
+					"delayBefore must not be negative, but was " + DurationText.of(delayBefore));
 		}
 	}
 

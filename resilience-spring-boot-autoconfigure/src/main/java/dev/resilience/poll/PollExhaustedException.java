@@ -9,9 +9,9 @@ import dev.resilience.internal.DurationText;
 /**
  * Thrown when a poll ends without its condition ever being met, with a message such as
  * {@code Tried 5 times over 100ms, but condition was never met} and the full
- * {@link #getHistory() history}. The total is the sum of the delays between attempts; a
- * duration under a second is printed in milliseconds, a longer one in seconds, each with at most
- * two decimals ({@code 100ms}, {@code 1.53s}). When the timeout ended the poll, the message adds
+ * {@link #getHistory() history}. The total is the sum of the delays between attempts, written as
+ * {@code application.yml} takes a duration, rounded to the millisecond ({@code 100ms},
+ * {@code 1530ms}, {@code 2m}). When the timeout ended the poll, the message adds
  * {@code within the timeout of 2s}. When the last attempt threw an exception that was ignored,
  * that exception is the cause.
  */

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.BackoffPolicy;
 
@@ -60,7 +61,7 @@ public record PollSettings(BackoffPolicy backoffPolicy, int maxAttempts, @Nullab
 					"max-attempts must be at least 1, or -1 for unlimited, but was " + maxAttempts);
 		}
 		if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
-			throw new IllegalArgumentException("timeout must be positive, but was " + timeout);
+			throw new IllegalArgumentException("timeout must be positive, but was " + DurationText.of(timeout));
 		}
 		if (maxAttempts == UNLIMITED && timeout == null) {
 			throw new IllegalArgumentException("unlimited max-attempts (-1) needs a timeout, or the poll could never end");

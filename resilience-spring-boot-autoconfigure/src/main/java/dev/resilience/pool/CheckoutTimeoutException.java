@@ -2,6 +2,8 @@ package dev.resilience.pool;
 
 import java.time.Duration;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * Thrown when no connection became free before the deadline. The work never ran.
  */
@@ -16,7 +18,8 @@ public class CheckoutTimeoutException extends DeadlineExceededException {
 	 * @param elapsed the time waited
 	 */
 	public CheckoutTimeoutException(String pool, Duration timeout, Duration elapsed) {
-		super("No connection of pool '" + pool + "' became free within " + timeout + " (waited " + elapsed
+		super("No connection of pool '" + pool + "' became free within " + DurationText.of(timeout) + " (waited "
+				+ DurationText.of(elapsed)
 				+ "); the work did not run", pool, timeout, elapsed);
 	}
 

@@ -5,6 +5,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * The settings of one pool, checked when they are made. Create them with {@link #builder()}.
  *
@@ -141,7 +143,7 @@ public record ConnectionPoolSettings(int maxSize, int minIdle, Duration timeout,
 	 */
 	static void requirePositive(String setting, Duration duration) {
 		if (Objects.requireNonNull(duration, setting).isZero() || duration.isNegative()) {
-			throw new IllegalArgumentException(setting + " must be positive but was " + duration);
+			throw new IllegalArgumentException(setting + " must be positive but was " + DurationText.of(duration));
 		}
 	}
 

@@ -2,6 +2,8 @@ package dev.resilience.pool;
 
 import java.time.Duration;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * Thrown at the deadline when the work was still running. The work is interrupted and its
  * connection is never handed out again; whether the work had an effect is unknown.
@@ -17,8 +19,8 @@ public class OperationTimeoutException extends DeadlineExceededException {
 	 * @param elapsed the time from the start of the call, checkout included
 	 */
 	public OperationTimeoutException(String pool, Duration timeout, Duration elapsed) {
-		super("Work with a connection of pool '" + pool + "' did not finish within " + timeout + " (gave up after "
-				+ elapsed + ")", pool, timeout, elapsed);
+		super("Work with a connection of pool '" + pool + "' did not finish within " + DurationText.of(timeout)
+				+ " (gave up after " + DurationText.of(elapsed) + ")", pool, timeout, elapsed);
 	}
 
 }

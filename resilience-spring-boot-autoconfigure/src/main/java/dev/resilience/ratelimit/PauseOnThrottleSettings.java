@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -44,11 +45,13 @@ public record PauseOnThrottleSettings(boolean enabled, Set<Integer> statuses, Du
 			}
 		}
 		if (defaultPause.isNegative() || defaultPause.isZero()) {
-			throw new IllegalArgumentException("pause-on-throttle.default-pause must be positive but was " + defaultPause);
+			throw new IllegalArgumentException(
+					"pause-on-throttle.default-pause must be positive but was " + DurationText.of(defaultPause));
 		}
 		if (maxPause.compareTo(defaultPause) < 0) {
-			throw new IllegalArgumentException("pause-on-throttle.max-pause (" + maxPause
-					+ ") must not be shorter than pause-on-throttle.default-pause (" + defaultPause + ")");
+			throw new IllegalArgumentException("pause-on-throttle.max-pause (" + DurationText.of(maxPause)
+					+ ") must not be shorter than pause-on-throttle.default-pause (" + DurationText.of(defaultPause)
+					+ ")");
 		}
 		if (!(resumeJitter >= 0 && resumeJitter <= 1)) {
 			throw new IllegalArgumentException("pause-on-throttle.resume-jitter must be between 0 and 1 but was "

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -83,15 +84,15 @@ public class RateLimitExceededException extends RuntimeException {
 
 	/**
 	 * Returns what was rejected and when to retry, such as
-	 * {@code Rate limiter 'partner-api' rejected the call; retry after PT3S}; made to name the key,
-	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after PT3S}.
+	 * {@code Rate limiter 'partner-api' rejected the call; retry after 3s}; made to name the key,
+	 * {@code Rate limiter 'partner-api' rejected the call for key 'k'; retry after 3s}.
 	 * @return the message
 	 */
 	@Override
 	public String getMessage() {
 		return "Rate limiter '" + this.limiterName + "' rejected the call"
 				+ ((this.keyInMessage && !this.key.isEmpty()) ? " for key '" + this.key + "'" : "") + "; retry after "
-				+ this.retryAfter;
+				+ DurationText.of(this.retryAfter);
 	}
 
 

@@ -3,6 +3,8 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * One limiter's part of a call admitted by several limiters at once, see
  * {@link RateLimiterRegistry#acquireAll(java.util.List)}.
@@ -27,7 +29,7 @@ public record RateLimitRequest(RateLimiter limiter, String key, int cost, Durati
 		Objects.requireNonNull(key, "key");
 		Objects.requireNonNull(maxWait, "maxWait");
 		if (maxWait.isNegative()) {
-			throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+			throw new IllegalArgumentException("maxWait must not be negative but was " + DurationText.of(maxWait));
 		}
 		try {
 			limiter.getSettings().checkCost(cost);

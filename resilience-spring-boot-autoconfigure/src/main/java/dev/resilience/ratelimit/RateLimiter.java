@@ -6,6 +6,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * A named rate limiter; obtain one from {@link RateLimiterRegistry#get(String)}. Every method
  * takes a key choosing the bucket: calls with different keys are limited separately, and the
@@ -168,7 +170,7 @@ public interface RateLimiter {
 	 */
 	default void pause(String key, Duration duration) {
 		if (duration == null || duration.isNegative() || duration.isZero()) {
-			throw new IllegalArgumentException("a pause must be positive but was " + duration);
+			throw new IllegalArgumentException("a pause must be positive but was " + DurationText.of(duration));
 		}
 		pause(key, Throttle.manual(duration));
 	}

@@ -7,6 +7,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * The immutable settings of one rate limiter: its constraints, all of which must admit a call.
  * Build one with {@link #builder()}.
@@ -70,10 +72,11 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 					+ adaptiveConcurrency.maxLimit() + ") but was " + maxConcurrent);
 		}
 		if (leaseTimeout.isNegative() || leaseTimeout.isZero()) {
-			throw new IllegalArgumentException("lease-timeout must be positive but was " + leaseTimeout);
+			throw new IllegalArgumentException(
+					"lease-timeout must be positive but was " + DurationText.of(leaseTimeout));
 		}
 		if (maxWait.isNegative()) {
-			throw new IllegalArgumentException("max-wait must not be negative but was " + maxWait);
+			throw new IllegalArgumentException("max-wait must not be negative but was " + DurationText.of(maxWait));
 		}
 		if (maxKeys <= 0) {
 			throw new IllegalArgumentException("max-keys must be positive but was " + maxKeys);
@@ -82,8 +85,8 @@ public record RateLimiterSettings(String store, @Nullable TokenBucketSettings to
 			for (int j = 0; j < i; j++) {
 				if (windows.get(i).period().equals(windows.get(j).period())) {
 					throw new IllegalArgumentException("windows[" + j + "] and windows[" + i + "] both have the period "
-							+ windows.get(i).period() + "; a limiter's windows need distinct periods (the tighter limit "
-							+ "alone has the same effect)");
+							+ DurationText.of(windows.get(i).period())
+							+ "; a limiter's windows need distinct periods (the tighter limit alone has the same effect)");
 				}
 			}
 		}

@@ -5,6 +5,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * A partner's answer read as "slow down": the wait it asks for, if it names one, and where that
  * wait came from. A limiter with {@code pause-on-throttle} turns it into a pause of the call's key
@@ -26,7 +28,8 @@ public record Throttle(@Nullable Duration requested, Cause cause) {
 	public Throttle {
 		Objects.requireNonNull(cause, "cause");
 		if (requested != null && requested.isNegative()) {
-			throw new IllegalArgumentException("a throttle's wait must not be negative but was " + requested);
+			throw new IllegalArgumentException(
+					"a throttle's wait must not be negative but was " + DurationText.of(requested));
 		}
 		if ((requested == null) != (cause == Cause.DEFAULT)) {
 			throw new IllegalArgumentException("a throttle of cause " + cause + ((requested == null)

@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -34,7 +35,8 @@ public record TokenBucketSettings(long capacity, long refillTokens, Duration ref
 			throw new IllegalArgumentException("token-bucket.refill-tokens must be positive but was " + refillTokens);
 		}
 		if (refillPeriod.isNegative() || refillPeriod.isZero()) {
-			throw new IllegalArgumentException("token-bucket.refill-period must be positive but was " + refillPeriod);
+			throw new IllegalArgumentException(
+					"token-bucket.refill-period must be positive but was " + DurationText.of(refillPeriod));
 		}
 	}
 

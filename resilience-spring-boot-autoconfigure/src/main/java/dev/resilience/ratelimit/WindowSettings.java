@@ -3,6 +3,7 @@ package dev.resilience.ratelimit;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -26,7 +27,7 @@ public record WindowSettings(long limit, Duration period) {
 			throw new IllegalArgumentException("limit must be positive but was " + limit);
 		}
 		if (period.isNegative() || period.isZero()) {
-			throw new IllegalArgumentException("period must be positive but was " + period);
+			throw new IllegalArgumentException("period must be positive but was " + DurationText.of(period));
 		}
 	}
 

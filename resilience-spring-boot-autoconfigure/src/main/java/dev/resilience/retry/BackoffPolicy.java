@@ -3,6 +3,7 @@ package dev.resilience.retry;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 
 /**
@@ -30,13 +31,14 @@ public record BackoffPolicy(Backoff backoff, Duration delay, double multiplier, 
 		Objects.requireNonNull(delay, "delay");
 		Objects.requireNonNull(maxDelay, "maxDelay");
 		if (delay.isNegative()) {
-			throw new IllegalArgumentException("delay must not be negative, but was " + delay);
+			throw new IllegalArgumentException("delay must not be negative, but was " + DurationText.of(delay));
 		}
 		if (!Double.isFinite(multiplier) || multiplier < 1) {
 			throw new IllegalArgumentException("multiplier must be a finite number of at least 1, but was " + multiplier);
 		}
 		if (maxDelay.compareTo(delay) < 0) {
-			throw new IllegalArgumentException("max-delay (" + maxDelay + ") must not be shorter than delay (" + delay + ")");
+			throw new IllegalArgumentException("max-delay (" + DurationText.of(maxDelay)
+					+ ") must not be shorter than delay (" + DurationText.of(delay) + ")");
 		}
 	}
 

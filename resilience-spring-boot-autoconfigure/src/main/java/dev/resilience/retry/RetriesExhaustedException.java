@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
  * itself, so callers' {@code catch} blocks keep working, and carries this exception as a
  * suppressed one ({@link Throwable#getSuppressed()}); when they returned results that
  * {@code retryIfResult} kept asking to retry, this exception itself is thrown, holding the last
- * result. Its message reads {@code Tried 4 times over 1.53s}, followed by why retrying stopped
- * early when it did.
+ * result. Its message reads {@code Tried 4 times over 1530ms} (durations as {@code application.yml}
+ * takes them, rounded to the millisecond), followed by why retrying stopped early when it did.
  */
 public class RetriesExhaustedException extends RuntimeException {
 

@@ -5,6 +5,8 @@ import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * One attempt of a retried call, as {@link RetriesExhaustedException#getAttempts()} lists it and
  * {@link RetryListener}s are told of it.
@@ -39,11 +41,8 @@ public record RetryAttempt(int number, Duration delayBefore, Duration duration, 
 			case RESULT_RETRIED -> "returned a result to retry";
 			case FAILED -> "failed with " + this.failure;
 		};
-		return "#" + this.number + " after " + millis(this.delayBefore) + ", ran " + millis(this.duration) + ": " + how;
-	}
-
-	private static String millis(Duration duration) {
-		return duration.toMillis() + "ms";
+		return "#" + this.number + " after " + DurationText.of(this.delayBefore) + ", ran "
+				+ DurationText.of(this.duration) + ": " + how;
 	}
 
 	/** How an attempt ended. */

@@ -3,6 +3,8 @@ package dev.resilience.retry;
 import java.time.Duration;
 import java.util.Objects;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * A retry budget: the retries of one policy over the last {@code window} may not exceed
  * {@code ratio} times the first attempts made over it, plus {@code minRetriesPerSecond} for
@@ -34,7 +36,7 @@ public record RetryBudgetSettings(double ratio, Duration window, int minRetriesP
 			throw new IllegalArgumentException("ratio must be a finite number of at least 0, but was " + ratio);
 		}
 		if (window.isNegative() || window.isZero()) {
-			throw new IllegalArgumentException("window must be positive, but was " + window);
+			throw new IllegalArgumentException("window must be positive, but was " + DurationText.of(window));
 		}
 		if (minRetriesPerSecond < 0) {
 			throw new IllegalArgumentException("min-retries-per-second must not be negative, but was " + minRetriesPerSecond);

@@ -8,6 +8,7 @@ import java.util.function.DoubleSupplier;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.internal.Causes;
+import dev.resilience.internal.DurationText;
 
 /**
  * What a retry does, without state: how many retries, the delays between attempts, the budget
@@ -51,7 +52,8 @@ public record RetryPolicy(int maxRetries, BackoffPolicy backoff, Jitter jitter, 
 			throw new IllegalArgumentException("max-retries must not be negative, but was " + maxRetries);
 		}
 		if (maxDuration != null && (maxDuration.isNegative() || maxDuration.isZero())) {
-			throw new IllegalArgumentException("max-duration must be positive, but was " + maxDuration);
+			throw new IllegalArgumentException(
+					"max-duration must be positive, but was " + DurationText.of(maxDuration));
 		}
 		if (retryOn.isEmpty()) {
 			throw new IllegalArgumentException("retry-on must name at least one exception type");

@@ -78,7 +78,7 @@ class KeysStayInTheProcessTests {
 
 			assertThat(rejected.getKey()).isEqualTo(SECRET);
 			assertThat(rejected.getDecision().getKey()).isEqualTo(SECRET);
-			assertThat(rejected).hasMessage("Rate limiter 'tight' rejected the call; retry after PT1H");
+			assertThat(rejected).hasMessage("Rate limiter 'tight' rejected the call; retry after 1h");
 			assertThat(described(rejected)).doesNotContain(SECRET);
 
 			RecordingHandler observed = context.getBean(RecordingHandler.class);
@@ -103,7 +103,7 @@ class KeysStayInTheProcessTests {
 			RateLimitExceededException rejected = retriedRejection(context);
 
 			assertThat(rejected).hasMessage("Rate limiter 'tight' rejected the call for key '" + SECRET
-					+ "'; retry after PT1H");
+					+ "'; retry after 1h");
 			RecordingHandler observed = context.getBean(RecordingHandler.class);
 			assertThat(observed.errors).isNotEmpty().allSatisfy((error) -> assertThat(error.getMessage()).contains(SECRET));
 			assertThat(observed.seen).isNotEmpty().allSatisfy((seen) -> assertThat(seen).doesNotContain(SECRET));

@@ -90,7 +90,7 @@ class PollerTests {
 		PollExhaustedException exhausted = await(
 				poller(() -> null).backoff(Backoff.EXPONENTIAL).delay(ms(500)).maxDelay(Duration.ofSeconds(1)).maxAttempts(5));
 		assertThat(this.ticker.sleeps()).containsExactly(ms(500), ms(1000), ms(1000), ms(1000));
-		assertThat(exhausted).hasMessage("Tried 5 times over 3.5s, but condition was never met");
+		assertThat(exhausted).hasMessage("Tried 5 times over 3500ms, but condition was never met");
 	}
 
 	@Test

@@ -47,13 +47,13 @@ class ConnectionPoolSettingsTests {
 			.withMessage("min-idle must be between 0 and max-size (8) but was 9");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConnectionPoolSettings.builder().timeout(Duration.ZERO).build())
-			.withMessage("timeout must be positive but was PT0S");
+			.withMessage("timeout must be positive but was 0ms");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConnectionPoolSettings.builder().timeout(Duration.ofSeconds(-1)).build())
-			.withMessage("timeout must be positive but was PT-1S");
+			.withMessage("timeout must be positive but was -1s");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ConnectionPoolSettings.builder().maxIdleTime(Duration.ZERO).build())
-			.withMessage("max-idle-time must be positive but was PT0S");
+			.withMessage("max-idle-time must be positive but was 0ms");
 	}
 
 	@Test
@@ -69,16 +69,16 @@ class ConnectionPoolSettingsTests {
 			.withMessage("min-idle must be between 0 and max-size (8) but was 9");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, Duration.ZERO, false, null))
-			.withMessage("timeout must be positive but was PT0S");
+			.withMessage("timeout must be positive but was 0ms");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, Duration.ofSeconds(-1), false, null))
-			.withMessage("timeout must be positive but was PT-1S");
+			.withMessage("timeout must be positive but was -1s");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, second, false, Duration.ZERO))
-			.withMessage("max-idle-time must be positive but was PT0S");
+			.withMessage("max-idle-time must be positive but was 0ms");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ConnectionPoolSettings(8, 0, second, false, Duration.ofMillis(-1)))
-			.withMessage("max-idle-time must be positive but was PT-0.001S");
+			.withMessage("max-idle-time must be positive but was -1ms");
 		assertThatNullPointerException().isThrownBy(() -> new ConnectionPoolSettings(8, 0, null, false, null))
 			.withMessage("timeout");
 	}
@@ -164,8 +164,11 @@ class ConnectionPoolSettingsTests {
 		assertThat(checkout.getPool()).isEqualTo("llm");
 		assertThat(checkout.getTimeout()).isEqualTo(Duration.ofSeconds(15));
 		assertThat(checkout.getElapsed()).isEqualTo(Duration.ofSeconds(15));
+		// Durations are written as application.yml takes them, rounded to the millisecond.
+		assertThat(new CheckoutTimeoutException("llm", Duration.ofMillis(250), Duration.ofNanos(250_400_000)))
+			.hasMessage("No connection of pool 'llm' became free within 250ms (waited 250ms); the work did not run");
 		assertThat(new OperationTimeoutException("llm", Duration.ofSeconds(15), Duration.ofMillis(15_002)))
-			.hasMessage("Work with a connection of pool 'llm' did not finish within PT15S (gave up after PT15.002S)");
+			.hasMessage("Work with a connection of pool 'llm' did not finish within 15s (gave up after 15002ms)");
 	}
 
 	private static Duration maintenancePeriod(Duration maxIdleTime) {

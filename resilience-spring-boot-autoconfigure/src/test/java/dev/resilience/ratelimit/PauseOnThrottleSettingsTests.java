@@ -29,10 +29,10 @@ class PauseOnThrottleSettingsTests {
 			.withMessageContaining("held 600");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> settings(Set.of(429), Duration.ZERO, Duration.ofMinutes(1), 0.1))
-			.withMessage("pause-on-throttle.default-pause must be positive but was PT0S");
+			.withMessage("pause-on-throttle.default-pause must be positive but was 0ms");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> settings(Set.of(429), Duration.ofSeconds(5), Duration.ofSeconds(4), 0.1))
-			.withMessage("pause-on-throttle.max-pause (PT4S) must not be shorter than pause-on-throttle.default-pause (PT5S)");
+			.withMessage("pause-on-throttle.max-pause (4s) must not be shorter than pause-on-throttle.default-pause (5s)");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> settings(Set.of(429), Duration.ofSeconds(1), Duration.ofMinutes(1), 1.5))
 			.withMessage("pause-on-throttle.resume-jitter must be between 0 and 1 but was 1.5");

@@ -81,9 +81,9 @@ class RateLimitExceededExceptionTests {
 		RateLimitExceededException hidden = roundTrip(new RateLimitExceededException(decision, false));
 		RateLimitExceededException named = roundTrip(new RateLimitExceededException(decision, false, true));
 
-		assertThat(hidden).hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+		assertThat(hidden).hasMessage("Rate limiter 'api' rejected the call; retry after 2s");
 		assertThat(hidden.getKey()).isEqualTo("alice");
-		assertThat(named).hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+		assertThat(named).hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after 2s");
 	}
 
 	@Test

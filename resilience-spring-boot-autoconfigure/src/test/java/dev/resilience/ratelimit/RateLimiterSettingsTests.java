@@ -71,9 +71,9 @@ class RateLimiterSettingsTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> RateLimiterSettings.builder().window(-5, Duration.ofSeconds(1)))
 			.withMessage("limit must be positive but was -5");
 		assertThatIllegalArgumentException().isThrownBy(() -> RateLimiterSettings.builder().window(1, Duration.ZERO))
-			.withMessage("period must be positive but was PT0S");
+			.withMessage("period must be positive but was 0ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> RateLimiterSettings.builder().window(1, Duration.ofMillis(-1)))
-			.withMessage("period must be positive but was PT-0.001S");
+			.withMessage("period must be positive but was -1ms");
 	}
 
 	@Test
@@ -93,7 +93,7 @@ class RateLimiterSettingsTests {
 			.withMessage("token-bucket.refill-tokens must be positive but was -1");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().tokenBucket(1, 1, Duration.ZERO, RefillStrategy.INTERVAL))
-			.withMessage("token-bucket.refill-period must be positive but was PT0S");
+			.withMessage("token-bucket.refill-period must be positive but was 0ms");
 	}
 
 	@Test
@@ -104,7 +104,7 @@ class RateLimiterSettingsTests {
 				.window(8, Duration.ofSeconds(2))
 				.window(3, Duration.ofMillis(1000))
 				.build())
-			.withMessage("windows[0] and windows[2] both have the period PT1S; a limiter's windows need distinct "
+			.withMessage("windows[0] and windows[2] both have the period 1s; a limiter's windows need distinct "
 					+ "periods (the tighter limit alone has the same effect)");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().window(5, Duration.ofSeconds(1)).maxKeys(0).build())
@@ -126,13 +126,13 @@ class RateLimiterSettingsTests {
 				.window(1, Duration.ofSeconds(1))
 				.maxWait(Duration.ofMillis(-1))
 				.build())
-			.withMessage("max-wait must not be negative but was PT-0.001S");
+			.withMessage("max-wait must not be negative but was -1ms");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().maxConcurrent(-1, Duration.ofSeconds(1)).build())
 			.withMessage("max-concurrent must be 0 (unlimited) or positive but was -1");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> RateLimiterSettings.builder().maxConcurrent(1, Duration.ZERO).build())
-			.withMessage("lease-timeout must be positive but was PT0S");
+			.withMessage("lease-timeout must be positive but was 0ms");
 	}
 
 	@Test
@@ -157,7 +157,7 @@ class RateLimiterSettingsTests {
 			.get("partner-api");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new RateLimitRequest(limiter, "k", 1, Duration.ofMillis(-1)))
-			.withMessage("maxWait must not be negative but was PT-0.001S");
+			.withMessage("maxWait must not be negative but was -1ms");
 	}
 
 }

@@ -95,7 +95,7 @@ class RetryBudgetTests {
 			.isThrownBy(() -> new RetryBudgetSettings(Double.NaN, Duration.ofSeconds(1), 1))
 			.withMessageStartingWith("ratio");
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(0.1, Duration.ZERO, 1))
-			.withMessage("window must be positive, but was PT0S");
+			.withMessage("window must be positive, but was 0ms");
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(0.1, Duration.ofSeconds(-1), 1))
 			.withMessageStartingWith("window");
 		assertThatIllegalArgumentException().isThrownBy(() -> new RetryBudgetSettings(0.1, Duration.ofSeconds(1), -1))

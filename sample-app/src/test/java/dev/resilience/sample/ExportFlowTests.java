@@ -63,9 +63,9 @@ class ExportFlowTests {
 		assertThat(response.statusCode()).isEqualTo(200);
 		JsonNode poll = this.json.readTree(response.body()).get("polls").get("partner-export");
 		assertThat(poll.get("maxAttempts").asInt()).isEqualTo(-1);
-		assertThat(poll.get("timeout").asString()).isEqualTo("PT30S");
-		assertThat(poll.get("backoff").asString()).isEqualTo("FIXED");
-		assertThat(poll.get("delay").asString()).isEqualTo("PT0.1S");
+		assertThat(poll.get("timeout").asString()).isEqualTo("30s");
+		assertThat(poll.get("backoff").asString()).isEqualTo("fixed");
+		assertThat(poll.get("delay").asString()).isEqualTo("100ms");
 	}
 
 	private double partnerApiCalls() throws Exception {

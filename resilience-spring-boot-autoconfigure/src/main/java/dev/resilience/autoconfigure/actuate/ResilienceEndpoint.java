@@ -44,6 +44,11 @@ import dev.resilience.retry.RetryRegistry;
  * {@code DELETE} on the same path resets that key. Without {@code key}, the limiter's shared bucket
  * (the empty key) is meant. Read-only by default: resetting needs
  * {@code management.endpoint.resilience.access=unrestricted}.
+ * <p>
+ * Settings are written as {@code application.yml} takes them, so that what is shown can be posted
+ * back unchanged: enum values in kebab case ({@code fail-open}) and durations rounded to the
+ * millisecond, a whole number in the largest unit that holds them ({@code 250ms}, {@code 5s});
+ * fields are camelCase, a field's property being its name in kebab case.
  */
 @Endpoint(id = "resilience", defaultAccess = Access.READ_ONLY)
 public class ResilienceEndpoint {
@@ -178,31 +183,30 @@ public class ResilienceEndpoint {
 	 * One retry policy's settings, as configured under {@code resilience.retries.<name>}.
 	 *
 	 * @param maxRetries the retries after the first attempt
-	 * @param backoff {@code FIXED}, {@code LINEAR} or {@code EXPONENTIAL}
+	 * @param backoff {@code fixed}, {@code linear} or {@code exponential}
 	 * @param delay the first delay
 	 * @param multiplier the growth factor of exponential backoff
 	 * @param maxDelay the cap on one delay
-	 * @param jitter {@code NONE}, {@code FULL}, {@code EQUAL} or {@code DECORRELATED}
+	 * @param jitter {@code none}, {@code full}, {@code equal} or {@code decorrelated}
 	 * @param maxDuration the time all attempts and delays may take, or {@code null} for no limit
 	 * @param retryOn the exception types retried
 	 * @param noRetryOn the exception types never retried
 	 * @param budget the retry budget, or {@code null} for none
 	 */
-	public record RetryPolicyDescriptor(int maxRetries, String backoff, Duration delay, double multiplier,
-			Duration maxDelay, String jitter, @Nullable Duration maxDuration, List<String> retryOn,
+	public record RetryPolicyDescriptor(int maxRetries, String backoff, String delay, double multiplier,
+			String maxDelay, String jitter, @Nullable String maxDuration, List<String> retryOn,
 			List<String> noRetryOn, @Nullable RetryBudgetDescriptor budget) {
 
 		static RetryPolicyDescriptor of(RetryRegistry registry, String name) {
-			RetryPolicy policy = registry.getPolicy(name);
-			RetryBudget budget = registry.getBudget(name);
-			RetryBudgetDescriptor budgetDescriptor = (budget != null)
-					? new RetryBudgetDescriptor(budget.getSettings().ratio(), budget.getSettings().window(),
-							budget.getSettings().minRetriesPerSecond(), budget.available())
-					: null;
+			return of(registry.getPolicy(name), RetryBudgetDescriptor.of(registry.getBudget(name)));
+		}
+
+		static RetryPolicyDescriptor of(RetryPolicy policy, @Nullable RetryBudgetDescriptor budget) {
 			BackoffPolicy backoff = policy.backoff();
-			return new RetryPolicyDescriptor(policy.maxRetries(), backoff.backoff().name(), backoff.delay(),
-					backoff.multiplier(), backoff.maxDelay(), policy.jitter().name(), policy.maxDuration(),
-					names(policy.retryOn()), names(policy.noRetryOn()), budgetDescriptor);
+			return new RetryPolicyDescriptor(policy.maxRetries(), SettingsText.of(backoff.backoff()),
+					SettingsText.of(backoff.delay()), backoff.multiplier(), SettingsText.of(backoff.maxDelay()),
+					SettingsText.of(policy.jitter()), SettingsText.ofNullable(policy.maxDuration()),
+					names(policy.retryOn()), names(policy.noRetryOn()), budget);
 		}
 
 		private static List<String> names(List<Class<? extends Throwable>> types) {
@@ -219,7 +223,14 @@ public class ResilienceEndpoint {
 	 * @param minRetriesPerSecond the retries per second allowed regardless of traffic
 	 * @param available the retries the budget allows now
 	 */
-	public record RetryBudgetDescriptor(double ratio, Duration window, int minRetriesPerSecond, long available) {
+	public record RetryBudgetDescriptor(double ratio, String window, int minRetriesPerSecond, long available) {
+
+		static @Nullable RetryBudgetDescriptor of(@Nullable RetryBudget budget) {
+			return (budget != null) ? new RetryBudgetDescriptor(budget.getSettings().ratio(),
+					SettingsText.of(budget.getSettings().window()), budget.getSettings().minRetriesPerSecond(),
+					budget.available()) : null;
+		}
+
 	}
 
 	/**
@@ -227,19 +238,20 @@ public class ResilienceEndpoint {
 	 *
 	 * @param maxAttempts the attempts in all, -1 for unlimited
 	 * @param delay the first delay
-	 * @param backoff how the delay grows: {@code FIXED}, {@code LINEAR} or {@code EXPONENTIAL}
+	 * @param backoff how the delay grows: {@code fixed}, {@code linear} or {@code exponential}
 	 * @param multiplier the growth factor of {@code EXPONENTIAL}
 	 * @param maxDelay the cap on one delay
 	 * @param timeout the overall deadline, or {@code null} for none
 	 * @param ignoreExceptions whether an exception counts as an unmet attempt
 	 */
-	public record PollDescriptor(int maxAttempts, Duration delay, String backoff, double multiplier, Duration maxDelay,
-			@Nullable Duration timeout, boolean ignoreExceptions) {
+	public record PollDescriptor(int maxAttempts, String delay, String backoff, double multiplier, String maxDelay,
+			@Nullable String timeout, boolean ignoreExceptions) {
 
 		static PollDescriptor of(PollSettings settings) {
-			return new PollDescriptor(settings.maxAttempts(), settings.backoffPolicy().delay(),
-					settings.backoffPolicy().backoff().name(), settings.backoffPolicy().multiplier(),
-					settings.backoffPolicy().maxDelay(), settings.timeout(), settings.ignoreExceptions());
+			BackoffPolicy backoff = settings.backoffPolicy();
+			return new PollDescriptor(settings.maxAttempts(), SettingsText.of(backoff.delay()),
+					SettingsText.of(backoff.backoff()), backoff.multiplier(), SettingsText.of(backoff.maxDelay()),
+					SettingsText.ofNullable(settings.timeout()), settings.ignoreExceptions());
 		}
 
 	}
@@ -258,14 +270,15 @@ public class ResilienceEndpoint {
 	 * @param pending the callers waiting for a connection now
 	 * @param abandoned the calls that timed out whose work still runs
 	 */
-	public record PoolDescriptor(int maxSize, int minIdle, Duration timeout, boolean validateOnCheckout,
-			@Nullable Duration maxIdleTime, int active, int idle, int pending, int abandoned) {
+	public record PoolDescriptor(int maxSize, int minIdle, String timeout, boolean validateOnCheckout,
+			@Nullable String maxIdleTime, int active, int idle, int pending, int abandoned) {
 
 		static PoolDescriptor of(ConnectionPool<?> pool) {
 			ConnectionPoolSettings settings = pool.getSettings();
 			ConnectionPoolStats stats = pool.getStats();
-			return new PoolDescriptor(settings.maxSize(), settings.minIdle(), settings.timeout(),
-					settings.validateOnCheckout(), settings.maxIdleTime(), stats.active(), stats.idle(), stats.pending(),
+			return new PoolDescriptor(settings.maxSize(), settings.minIdle(), SettingsText.of(settings.timeout()),
+					settings.validateOnCheckout(), SettingsText.ofNullable(settings.maxIdleTime()), stats.active(),
+					stats.idle(), stats.pending(),
 					stats.abandoned());
 		}
 
@@ -277,7 +290,7 @@ public class ResilienceEndpoint {
 	 * @param store where the limiter keeps its state, such as {@code memory}
 	 * @param tokenBucket the token bucket, or {@code null} for none
 	 * @param windows the sliding windows
-	 * @param windowAlgorithm how the windows count: {@code LOG} or {@code COUNTER}
+	 * @param windowAlgorithm how the windows count: {@code log} or {@code counter}
 	 * @param maxConcurrent the calls in flight per key, 0 for unlimited; with
 	 * {@code adaptiveConcurrency}, the most its limit goes to ({@code max-limit})
 	 * @param adaptiveConcurrency how the limit on calls in flight adapts when the limiter has
@@ -286,13 +299,13 @@ public class ResilienceEndpoint {
 	 * @param maxWait how long a call may wait for a permit
 	 * @param maxKeys the most keys an in-memory store holds
 	 * @param onStoreFailure what a remote store decides when its server does not answer in time:
-	 * {@code FAIL_OPEN} or {@code FAIL_CLOSED}
+	 * {@code fail-open} or {@code fail-closed}
 	 * @param pauseOnThrottle how the limiter pauses a key when its partner throttles
 	 * @param httpClient the requests of Spring's HTTP clients put under the limiter
 	 */
 	public record RateLimiterDescriptor(String store, @Nullable TokenBucketDescriptor tokenBucket,
 			List<WindowDescriptor> windows, String windowAlgorithm, int maxConcurrent,
-			@Nullable AdaptiveConcurrencyDescriptor adaptiveConcurrency, Duration leaseTimeout, Duration maxWait,
+			@Nullable AdaptiveConcurrencyDescriptor adaptiveConcurrency, String leaseTimeout, String maxWait,
 			long maxKeys, String onStoreFailure, PauseOnThrottleDescriptor pauseOnThrottle,
 			HttpClientDescriptor httpClient) {
 
@@ -300,24 +313,27 @@ public class ResilienceEndpoint {
 			RateLimiterSettings settings = limiter.getSettings();
 			TokenBucketSettings bucket = settings.tokenBucket();
 			TokenBucketDescriptor tokenBucket = (bucket != null) ? new TokenBucketDescriptor(bucket.capacity(),
-					bucket.refillTokens(), bucket.refillPeriod(), bucket.refillStrategy().name()) : null;
+					bucket.refillTokens(), SettingsText.of(bucket.refillPeriod()),
+					SettingsText.of(bucket.refillStrategy()))
+					: null;
 			List<WindowDescriptor> windows = settings.windows()
 				.stream()
-				.map((window) -> new WindowDescriptor(window.limit(), window.period()))
+				.map((window) -> new WindowDescriptor(window.limit(), SettingsText.of(window.period())))
 				.toList();
 			AdaptiveConcurrencySettings adaptive = settings.adaptiveConcurrency();
 			AdaptiveConcurrencyDescriptor adaptiveConcurrency = (adaptive != null)
-					? new AdaptiveConcurrencyDescriptor(adaptive.algorithm().name(), adaptive.initialLimit(),
+					? new AdaptiveConcurrencyDescriptor(SettingsText.of(adaptive.algorithm()), adaptive.initialLimit(),
 							adaptive.minLimit(), adaptive.maxLimit())
 					: null;
 			PauseOnThrottleSettings pause = settings.pauseOnThrottle();
 			PauseOnThrottleDescriptor pauseOnThrottle = new PauseOnThrottleDescriptor(pause.enabled(),
-					pause.statuses().stream().sorted().toList(), pause.defaultPause(), pause.maxPause(),
+					pause.statuses().stream().sorted().toList(), SettingsText.of(pause.defaultPause()),
+					SettingsText.of(pause.maxPause()),
 					pause.resumeJitter());
 			return new RateLimiterDescriptor(limiter.getStoreType(), tokenBucket, windows,
-					settings.windowAlgorithm().name(), settings.maxConcurrent(), adaptiveConcurrency,
-					settings.leaseTimeout(), settings.maxWait(), settings.maxKeys(), settings.onStoreFailure().name(), pauseOnThrottle,
-					httpClient);
+					SettingsText.of(settings.windowAlgorithm()), settings.maxConcurrent(), adaptiveConcurrency,
+					SettingsText.of(settings.leaseTimeout()), SettingsText.of(settings.maxWait()), settings.maxKeys(),
+					SettingsText.of(settings.onStoreFailure()), pauseOnThrottle, httpClient);
 		}
 
 	}
@@ -326,8 +342,8 @@ public class ResilienceEndpoint {
 	 * How a rate limiter's limit on calls in flight adapts to its partner, as configured under
 	 * {@code resilience.rate-limiters.<name>.adaptive-concurrency} with {@code max-concurrent: adaptive}.
 	 *
-	 * @param algorithm the algorithm that proposes the limit: {@code GRADIENT}, {@code VEGAS} or
-	 * {@code AIMD}
+	 * @param algorithm the algorithm that proposes the limit: {@code gradient}, {@code vegas} or
+	 * {@code aimd}
 	 * @param initialLimit the limit of a key before any call of it ended
 	 * @param minLimit the lowest the limit goes
 	 * @param maxLimit the highest the limit goes
@@ -345,8 +361,8 @@ public class ResilienceEndpoint {
 	 * @param maxPause the longest pause
 	 * @param resumeJitter the fraction of a pause over which the callers' resumptions are spread
 	 */
-	public record PauseOnThrottleDescriptor(boolean enabled, List<Integer> statuses, Duration defaultPause,
-			Duration maxPause, double resumeJitter) {
+	public record PauseOnThrottleDescriptor(boolean enabled, List<Integer> statuses, String defaultPause,
+			String maxPause, double resumeJitter) {
 	}
 
 	/**
@@ -366,9 +382,9 @@ public class ResilienceEndpoint {
 	 * @param capacity the bucket size, which is the largest burst
 	 * @param refillTokens the tokens added per {@code refillPeriod}
 	 * @param refillPeriod the period over which {@code refillTokens} are added
-	 * @param refillStrategy {@code GREEDY} or {@code INTERVAL}
+	 * @param refillStrategy {@code greedy} or {@code interval}
 	 */
-	public record TokenBucketDescriptor(long capacity, long refillTokens, Duration refillPeriod, String refillStrategy) {
+	public record TokenBucketDescriptor(long capacity, long refillTokens, String refillPeriod, String refillStrategy) {
 	}
 
 	/**
@@ -377,7 +393,7 @@ public class ResilienceEndpoint {
 	 * @param limit the most cost admitted within any interval of length {@code period}
 	 * @param period the window's length
 	 */
-	public record WindowDescriptor(long limit, Duration period) {
+	public record WindowDescriptor(long limit, String period) {
 	}
 
 	/**
@@ -407,8 +423,8 @@ public class ResilienceEndpoint {
 		static KeyState of(RateLimiter limiter, RateLimitDecision decision, Clock clock) {
 			List<QuotaState> quotas = decision.getQuotas()
 				.stream()
-				.map((quota) -> new QuotaState(quota.policyName(decision.getLimiterName()), quota.quota(), quota.window(),
-						quota.remaining(), quota.reset()))
+				.map((quota) -> new QuotaState(quota.policyName(decision.getLimiterName()), quota.quota(),
+						SettingsText.of(quota.window()), quota.remaining(), SettingsText.of(quota.reset())))
 				.toList();
 			Instant pausedUntil = decision.isPaused() ? endOf(decision.getPause(), clock) : null;
 			Integer adaptiveLimit = (limiter.getSettings().adaptiveConcurrency() != null) ? decision.getMaxConcurrent()
@@ -439,7 +455,7 @@ public class ResilienceEndpoint {
 	 * @param remaining the quota left
 	 * @param reset the time until more quota becomes available
 	 */
-	public record QuotaState(String policy, long quota, Duration window, long remaining, Duration reset) {
+	public record QuotaState(String policy, long quota, String window, long remaining, String reset) {
 
 	}
 

@@ -21,13 +21,17 @@ import org.springframework.web.filter.OncePerRequestFilter;
 import org.springframework.web.server.WebFilter;
 
 import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
+import dev.resilience.autoconfigure.poll.PolledMethods;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
+import dev.resilience.autoconfigure.pool.WithConnectionMethods;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsAutoConfiguration;
 import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
+import dev.resilience.autoconfigure.ratelimit.RateLimitedMethods;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterProperties;
 import dev.resilience.autoconfigure.ratelimit.RateLimitingProperties;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.autoconfigure.retry.RetryableMethods;
 import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -81,13 +85,22 @@ public final class ResilienceEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
 	ResilienceEndpointWebExtension resilienceEndpointWebExtension(ResilienceEndpoint endpoint,
 			ObjectProvider<ResilienceEvents> events, RateLimiterRegistry rateLimiters,
-			ObjectProvider<ResilienceSettingsUpdater> updater) {
+			ObjectProvider<ResilienceSettingsUpdater> updater, ObjectProvider<RetryableMethods> retryableMethods,
+			ObjectProvider<PolledMethods> polledMethods, ObjectProvider<RateLimitedMethods> rateLimitedMethods,
+			ObjectProvider<WithConnectionMethods> withConnectionMethods, ObjectProvider<RetryRegistry> retries) {
 		ResilienceEvents recent = events.getIfAvailable();
 		if (recent != null && rateLimiters.getNames().contains(ResilienceEndpointWebExtension.EVENTS)) {
 			throw new IllegalStateException("Rate limiter 'events' (resilience.rate-limiters.events) cannot be shown by "
 					+ "GET /actuator/resilience/events, which shows the recent events: rename it");
 		}
-		return new ResilienceEndpointWebExtension(endpoint, recent, updater.getIfAvailable());
+		if (rateLimiters.getNames().contains(ResilienceEndpointWebExtension.METHODS)) {
+			throw new IllegalStateException("Rate limiter 'methods' (resilience.rate-limiters.methods) cannot be shown "
+					+ "by GET /actuator/resilience/methods, which shows the annotated methods: rename it");
+		}
+		ResilienceMethods methods = new ResilienceMethods(retryableMethods.getIfAvailable(),
+				polledMethods.getIfAvailable(), rateLimitedMethods.getIfAvailable(),
+				withConnectionMethods.getIfAvailable(), retries.getIfAvailable());
+		return new ResilienceEndpointWebExtension(endpoint, recent, updater.getIfAvailable(), methods);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -20,9 +20,11 @@ import dev.resilience.autoconfigure.refresh.ResilienceSettingsUpdater;
 /**
  * The {@link ResilienceEndpoint}'s HTTP side: an unknown limiter is {@code 404 Not Found}, for
  * {@code DELETE} too (a technology-neutral operation returning nothing would answer
- * {@code 204}). With {@link ResilienceEvents}, {@code GET /actuator/resilience/events} shows the
- * recent events: an endpoint has one path below its own, so the read of a limiter answers it, and
- * no rate limiter may be named {@value #EVENTS}.
+ * {@code 204}). {@code GET /actuator/resilience/methods} shows the annotated methods
+ * ({@link ResilienceMethods}) and, with {@link ResilienceEvents},
+ * {@code GET /actuator/resilience/events} the recent events: an endpoint has one path below its
+ * own, so the read of a limiter answers them, and no rate limiter may be named {@value #METHODS}
+ * or {@value #EVENTS}.
  */
 @EndpointWebExtension(endpoint = ResilienceEndpoint.class)
 public class ResilienceEndpointWebExtension {
@@ -30,18 +32,24 @@ public class ResilienceEndpointWebExtension {
 	/** The path below the endpoint's that shows the recent events. */
 	public static final String EVENTS = "events";
 
+	/** The path below the endpoint's that shows the annotated methods. */
+	public static final String METHODS = "methods";
+
 	private final ResilienceEndpoint delegate;
 
 	private final @Nullable ResilienceEvents events;
 
 	private final @Nullable ResilienceSettingsUpdater updater;
 
+	private final ResilienceMethods methods;
+
 	/**
-	 * Creates the extension, without the recent events and the write operation.
+	 * Creates the extension, without the recent events and the write operation, and with no
+	 * annotated methods.
 	 * @param delegate the endpoint
 	 */
 	public ResilienceEndpointWebExtension(ResilienceEndpoint delegate) {
-		this(delegate, null, null);
+		this(delegate, null, null, new ResilienceMethods(null, null, null, null, null));
 	}
 
 	/**
@@ -49,26 +57,35 @@ public class ResilienceEndpointWebExtension {
 	 * @param delegate the endpoint
 	 * @param events the recent events, or {@code null} for none
 	 * @param updater changes settings for the write operation, or {@code null} for none
+	 * @param methods the annotated methods
 	 */
 	public ResilienceEndpointWebExtension(ResilienceEndpoint delegate, @Nullable ResilienceEvents events,
-			@Nullable ResilienceSettingsUpdater updater) {
+			@Nullable ResilienceSettingsUpdater updater, ResilienceMethods methods) {
 		this.delegate = delegate;
 		this.events = events;
 		this.updater = updater;
+		this.methods = methods;
 	}
 
 	/**
-	 * Shows one key's state without consuming anything or, for {@value #EVENTS}, the recent events.
-	 * @param limiter the limiter's name, or {@value #EVENTS}
+	 * Shows one key's state without consuming anything or, for {@value #METHODS}, the annotated
+	 * methods, or, for {@value #EVENTS}, the recent events.
+	 * @param limiter the limiter's name, {@value #METHODS} or {@value #EVENTS}
 	 * @param key the key, or {@code null} for the shared bucket; not for events
 	 * @param name only the events of this name; only for events
 	 * @param kind only the events of this {@link ResilienceEvents.Kind#tag() kind}; only for events
-	 * @return the state, 404 for an unknown limiter, or the events; 400 for a parameter that does
-	 * not belong or an unknown kind
+	 * @return the state, 404 for an unknown limiter, the methods or the events; 400 for a parameter
+	 * that does not belong or an unknown kind
 	 */
 	@ReadOperation
 	public WebEndpointResponse<?> rateLimiterKey(@Selector String limiter, @Nullable String key,
 			@Nullable String name, @Nullable String kind) {
+		if (METHODS.equals(limiter)) {
+			if (key != null || name != null || kind != null) {
+				return badRequest("GET /actuator/resilience/methods takes no parameters");
+			}
+			return new WebEndpointResponse<>(this.methods.describe());
+		}
 		ResilienceEvents events = this.events;
 		if (events != null && EVENTS.equals(limiter)) {
 			if (key != null) {

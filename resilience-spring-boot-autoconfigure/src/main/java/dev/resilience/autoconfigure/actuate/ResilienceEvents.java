@@ -171,7 +171,9 @@ public final class ResilienceEvents
 	private void add(Kind kind, String name, String outcome, @Nullable String key, Object... details) {
 		Map<String, Object> map = new LinkedHashMap<>();
 		for (int i = 0; i < details.length; i += 2) {
-			map.put((String) details[i], details[i + 1]);
+			// A duration as application.yml writes it, as the endpoint shows settings.
+			Object value = (details[i + 1] instanceof Duration duration) ? SettingsText.of(duration) : details[i + 1];
+			map.put((String) details[i], value);
 		}
 		this.ring.add(new Event(this.clock.instant(), kind.tag(), name, outcome, this.includeKeys ? key : null,
 				Collections.unmodifiableMap(map)));
@@ -276,7 +278,8 @@ public final class ResilienceEvents
 	 * @param outcome how it ended, in the style of the matching meter's {@code outcome} or
 	 * {@code kind} tag; for a pause, its {@code cause} tag
 	 * @param key the rate-limit key, only for rate-limit events and only when keys are included
-	 * @param details its numbers (durations, attempts) and, for failures, the error
+	 * @param details its numbers (durations, written as in {@code application.yml} such as
+	 * {@code 250ms}, and attempts) and, for failures, the error
 	 */
 	public record Event(Instant time, String kind, String name, String outcome, @Nullable String key,
 			Map<String, Object> details) {

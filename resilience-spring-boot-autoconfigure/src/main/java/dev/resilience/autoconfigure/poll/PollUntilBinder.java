@@ -72,7 +72,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
 		PollSettings settings = settings(annotation, name, where);
 		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
-		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners,
+		return new PolledMethod(meterName, name, settings, until, this.ticker, this.sleeper, this.listeners,
 				this.observations);
 	}
 

@@ -30,6 +30,9 @@ final class PolledMethod {
 
 	private final String name;
 
+	/** The named settings the annotation names, empty for the built-in defaults. */
+	private final String settingsName;
+
 	private final PollSettings settings;
 
 	private final @Nullable MethodExpression until;
@@ -42,10 +45,11 @@ final class PolledMethod {
 
 	private final ResilienceObservations observations;
 
-	PolledMethod(String name, PollSettings settings, @Nullable MethodExpression until, Ticker ticker, Sleeper sleeper,
-			List<PollListener> listeners, ResilienceObservations observations) {
+	PolledMethod(String name, String settingsName, PollSettings settings, @Nullable MethodExpression until,
+			Ticker ticker, Sleeper sleeper, List<PollListener> listeners, ResilienceObservations observations) {
 		this.observations = observations;
 		this.name = name;
+		this.settingsName = settingsName;
 		this.settings = settings;
 		this.until = until;
 		this.ticker = ticker;
@@ -67,6 +71,16 @@ final class PolledMethod {
 	 */
 	public PollSettings getSettings() {
 		return this.settings;
+	}
+
+	/** The named settings the annotation names, empty for the built-in defaults. */
+	String settingsName() {
+		return this.settingsName;
+	}
+
+	/** The {@code until} expression as written, or {@code null} for the default condition. */
+	@Nullable String untilText() {
+		return (this.until != null) ? this.until.getExpressionString() : null;
 	}
 
 	/**

@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.pool;
 
+import java.util.SortedMap;
+
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
@@ -19,6 +21,15 @@ public class WithConnectionMethods extends AnnotatedMethods<WithConnectionMethod
 	 */
 	public WithConnectionMethods(ConfigurableListableBeanFactory beanFactory) {
 		super(WithConnection.class, new WithConnectionBinder(beanFactory), beanFactory);
+	}
+
+	/**
+	 * Returns the methods read so far (every annotated method of a singleton bean once the context
+	 * has started) with the pool and deadline each runs with.
+	 * @return the methods by name, such as {@code com.example.Client.fetch(String, long)}
+	 */
+	public SortedMap<String, WithConnectionMethod> connections() {
+		return describeBound((method) -> method);
 	}
 
 }

@@ -56,6 +56,14 @@ final class RateLimitedMethod {
 	}
 
 	/**
+	 * Returns the method's limits, in the order asked.
+	 * @return the limits
+	 */
+	List<Limit> limits() {
+		return this.limits;
+	}
+
+	/**
 	 * Returns the names of the method's limiters.
 	 * @return the names
 	 */

@@ -1,7 +1,9 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import java.util.SortedMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -45,6 +47,32 @@ public class RateLimitedMethods extends AnnotatedMethods<RateLimitedMethod> {
 		super(RateLimited.class, new RateLimitedBinder(registry, beanFactory, new ThrottleReader(signals, clock,
 				(beanFactory != null) ? beanFactory.getBeanClassLoader() : RateLimitedMethods.class.getClassLoader())),
 				beanFactory);
+	}
+
+	/**
+	 * Returns the methods read so far (every annotated method of a singleton bean once the context
+	 * has started) with what each asks of its limiters, in the order asked. Key expressions are
+	 * shown as written, never a key a call evaluated.
+	 * @return the methods by name, such as {@code com.example.Client.fetch(String, long)}
+	 */
+	public SortedMap<String, List<MethodLimit>> limits() {
+		return describeBound((method) -> method.limits()
+			.stream()
+			.map((limit) -> new MethodLimit(limit.limiter().getName(),
+					(limit.key() != null) ? limit.keyText() : null, limit.cost(), limit.maxWait()))
+			.toList());
+	}
+
+	/**
+	 * One {@code @RateLimited} of a method, with the settings it is bound with.
+	 *
+	 * @param limiter the limiter's name
+	 * @param key the key expression as written, or {@code null} for the limiter's shared bucket
+	 * @param cost what one call consumes
+	 * @param maxWait the longest wait: the annotation's {@code maxWait}, else the limiter's
+	 * {@code max-wait}
+	 */
+	public record MethodLimit(String limiter, @Nullable String key, int cost, Duration maxWait) {
 	}
 
 }

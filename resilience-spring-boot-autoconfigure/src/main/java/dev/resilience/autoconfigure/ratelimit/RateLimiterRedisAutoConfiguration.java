@@ -20,6 +20,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.ContinuationScheduler;
+import dev.resilience.internal.DurationText;
 import dev.resilience.ratelimit.StoreFailureListener;
 import dev.resilience.ratelimit.redis.RedisRateLimitStore;
 import dev.resilience.ratelimit.redis.RedisScriptRunner;
@@ -143,7 +144,8 @@ public final class RateLimiterRedisAutoConfiguration {
 		}
 		else if (used && !runner.getObject().connect(timeout)) {
 			logger.log(System.Logger.Level.WARNING, "Redis did not answer within resilience.redis.connect-timeout ("
-					+ timeout + "): rate limiters with store: redis follow their on-store-failure until it does");
+					+ DurationText.of(timeout)
+					+ "): rate limiters with store: redis follow their on-store-failure until it does");
 		}
 	}
 

@@ -6,6 +6,8 @@ import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.resilience.internal.DurationText;
+
 /**
  * The rate limiters' properties: {@code resilience.rate-limiters}, {@code resilience.redis} and
  * {@code resilience.rate-limit-stack-traces}.
@@ -96,7 +98,8 @@ public class RateLimitingProperties {
 		public void setDecisionTimeout(Duration decisionTimeout) {
 			if (decisionTimeout.isNegative() || decisionTimeout.isZero()) {
 				throw new IllegalArgumentException(
-						"resilience.redis.decision-timeout must be positive but was " + decisionTimeout);
+						"resilience.redis.decision-timeout must be positive but was "
+								+ DurationText.of(decisionTimeout));
 			}
 			this.decisionTimeout = decisionTimeout;
 		}
@@ -108,7 +111,8 @@ public class RateLimitingProperties {
 		public void setConnectTimeout(Duration connectTimeout) {
 			if (connectTimeout.isNegative()) {
 				throw new IllegalArgumentException(
-						"resilience.redis.connect-timeout must not be negative but was " + connectTimeout);
+						"resilience.redis.connect-timeout must not be negative but was "
+								+ DurationText.of(connectTimeout));
 			}
 			this.connectTimeout = connectTimeout;
 		}

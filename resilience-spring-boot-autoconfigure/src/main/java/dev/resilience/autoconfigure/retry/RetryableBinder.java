@@ -66,7 +66,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			throw new IllegalStateException(where + " sets retryIfResult on a method returning a Flux, a stream with "
 					+ "no single result to judge; retry on failures (retryOn, retryIf) instead");
 		}
-		return new RetryableMethod(this.registry.retry(retryName, policy),
+		return new RetryableMethod(this.registry.retry(retryName, policy), name,
 				expression(annotation.retryIf(), method, where + " (retryIf)"),
 				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
 				fallback(annotation, method, targetClass, where));

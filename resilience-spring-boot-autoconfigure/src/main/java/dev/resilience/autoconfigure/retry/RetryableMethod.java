@@ -34,6 +34,9 @@ final class RetryableMethod {
 
 	private final Retry retry;
 
+	/** The policy the annotation names, empty for the built-in defaults. */
+	private final String policyName;
+
 	private final @Nullable MethodExpression retryIf;
 
 	private final @Nullable MethodExpression retryIfResult;
@@ -41,9 +44,10 @@ final class RetryableMethod {
 	/** The overloads of the fallback method, which differ in their exception parameter only. */
 	private final List<Method> fallbacks;
 
-	RetryableMethod(Retry retry, @Nullable MethodExpression retryIf, @Nullable MethodExpression retryIfResult,
-			List<Method> fallbacks) {
+	RetryableMethod(Retry retry, String policyName, @Nullable MethodExpression retryIf,
+			@Nullable MethodExpression retryIfResult, List<Method> fallbacks) {
 		this.retry = retry;
+		this.policyName = policyName;
 		this.retryIf = retryIf;
 		this.retryIfResult = retryIfResult;
 		this.fallbacks = List.copyOf(fallbacks);
@@ -55,6 +59,26 @@ final class RetryableMethod {
 	 */
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	/** The policy the annotation names, empty for the built-in defaults. */
+	String policyName() {
+		return this.policyName;
+	}
+
+	/** The {@code retryIf} expression as written, or {@code null} for none. */
+	@Nullable String retryIfText() {
+		return (this.retryIf != null) ? this.retryIf.getExpressionString() : null;
+	}
+
+	/** The {@code retryIfResult} expression as written, or {@code null} for none. */
+	@Nullable String retryIfResultText() {
+		return (this.retryIfResult != null) ? this.retryIfResult.getExpressionString() : null;
+	}
+
+	/** The fallback method's name, or {@code null} for none. */
+	@Nullable String fallbackName() {
+		return this.fallbacks.isEmpty() ? null : this.fallbacks.get(0).getName();
 	}
 
 	/**

@@ -4,10 +4,15 @@ import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 import io.micrometer.context.ContextSnapshotFactory;
 import org.jspecify.annotations.Nullable;
@@ -133,6 +138,34 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 			fresh.put(key, read(key.method(), key.targetClass()));
 		}
 		this.bindings = fresh;
+	}
+
+	/**
+	 * Returns what each method read so far runs with, for a view of the annotated methods: every
+	 * annotated method of a singleton bean once the context has started, and those of beans made
+	 * later once called. Methods are named {@code com.example.Client.fetch(String, long)}, by the
+	 * class of the bean and the parameters' simple names, in their alphabetical order.
+	 * @param <V> what is shown of a binding
+	 * @param view what to show of one method's binding
+	 * @return the methods by name
+	 */
+	protected final <V> SortedMap<String, V> describeBound(Function<? super B, ? extends V> view) {
+		SortedMap<String, V> described = new TreeMap<>();
+		this.bindings.forEach((key, bound) -> bound
+			.ifPresent((present) -> described.put(id(key.method(), key.targetClass()), view.apply(present.binding()))));
+		return described;
+	}
+
+	/**
+	 * A method's name in {@link #describeBound}: a JDK proxy's class has a generated name, so the
+	 * interface that declares the method names it then.
+	 */
+	private static String id(Method method, Class<?> targetClass) {
+		Class<?> type = Proxy.isProxyClass(targetClass) ? method.getDeclaringClass()
+				: ClassUtils.getUserClass(targetClass);
+		return type.getName() + "." + method.getName() + Arrays.stream(method.getParameterTypes())
+			.map(Class::getSimpleName)
+			.collect(Collectors.joining(", ", "(", ")"));
 	}
 
 	/**

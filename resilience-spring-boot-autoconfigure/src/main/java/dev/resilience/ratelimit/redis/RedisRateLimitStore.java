@@ -4,6 +4,7 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
@@ -25,6 +26,7 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -235,7 +237,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		this.arguments = new ScriptArguments(limiterName, settings);
 		if (decisionTimeout.isNegative() || decisionTimeout.isZero()) {
 			throw new IllegalArgumentException("resilience.redis.decision-timeout must be positive but was "
-					+ decisionTimeout);
+					+ DurationText.of(decisionTimeout));
 		}
 		this.timeoutNanos = decisionTimeout.toNanos();
 		this.listeners = List.copyOf(listeners);
@@ -809,7 +811,9 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		String route = this.runner.route(redisKeys[0]);
 		if (this.failingRoutes.add(route)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
-					+ " failed, deciding " + this.settings.onStoreFailure() + " until it answers again: "
+					+ " failed, deciding "
+					+ this.settings.onStoreFailure().name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ " until it answers again: "
 					+ RedisScriptRunner.describe(ex);
 		}
 		return null;

@@ -9,6 +9,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 
+import dev.resilience.autoconfigure.Failures;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -30,6 +31,29 @@ class ResilienceEndpointAutoConfigurationTests {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=resilience")
 			.run((context) -> assertThat(context).hasSingleBean(ResilienceEndpoint.class)
 				.hasSingleBean(ResilienceEndpointWebExtension.class));
+	}
+
+	/** GET /actuator/resilience/methods shows the annotated methods, so no rate limiter may be named so. */
+	@Test
+	void runWhenARateLimiterIsNamedMethodsShouldFailNamingIt() {
+		this.contextRunner
+			.withPropertyValues("management.endpoints.web.exposure.include=resilience",
+					"resilience.rate-limiters.methods.windows[0].limit=1",
+					"resilience.rate-limiters.methods.windows[0].period=1s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.satisfies((failure) -> assertThat(Failures.messages(failure)).contains(
+						"Rate limiter 'methods' (resilience.rate-limiters.methods) cannot be shown by GET "
+								+ "/actuator/resilience/methods, which shows the annotated methods: rename it")));
+	}
+
+	@Test
+	void runWhenExposedOnlyOverJmxShouldAllowALimiterNamedMethods() {
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=resilience",
+					"resilience.rate-limiters.methods.windows[0].limit=1",
+					"resilience.rate-limiters.methods.windows[0].period=1s")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(ResilienceEndpoint.class));
 	}
 
 	@Test

@@ -35,9 +35,9 @@ class ResilienceEndpointPollTests {
 				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 				assertThat(endpoint.resilience().polls()).containsOnlyKeys("export", "report");
 				assertThat(endpoint.resilience().polls().get("export")).isEqualTo(new PollDescriptor(-1,
-						Duration.ofMillis(100), "EXPONENTIAL", 2.0, Duration.ofSeconds(2), Duration.ofSeconds(30), true));
+						"100ms", "exponential", 2.0, "2s", "30s", true));
 				assertThat(endpoint.resilience().polls().get("report")).isEqualTo(new PollDescriptor(5,
-						Duration.ofMillis(10), "LINEAR", 3.0, Duration.ofSeconds(10), null, false));
+						"10ms", "linear", 3.0, "10s", null, false));
 			});
 	}
 

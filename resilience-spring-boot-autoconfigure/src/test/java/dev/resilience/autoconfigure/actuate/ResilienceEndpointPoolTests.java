@@ -35,7 +35,7 @@ class ResilienceEndpointPoolTests {
 			ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 			assertThat(endpoint.resilience().pools()).containsOnlyKeys("partner", "other");
 			assertThat(endpoint.resilience().pools().get("partner"))
-				.isEqualTo(new PoolDescriptor(3, 0, Duration.ofSeconds(15), false, Duration.ofMinutes(2), 0, 0, 0, 0));
+				.isEqualTo(new PoolDescriptor(3, 0, "15s", false, "2m", 0, 0, 0, 0));
 			ConnectionPool<?> partner = context.getBean("partner", ConnectionPool.class);
 			CountDownLatch inside = new CountDownLatch(1);
 			CountDownLatch release = new CountDownLatch(1);
@@ -51,7 +51,7 @@ class ResilienceEndpointPoolTests {
 			holder.join();
 			assertThat(endpoint.resilience().pools().get("partner").idle()).isOne();
 			assertThat(endpoint.resilience().pools().get("other"))
-				.isEqualTo(new PoolDescriptor(8, 1, Duration.ofSeconds(30), false, null, 0, 1, 0, 0));
+				.isEqualTo(new PoolDescriptor(8, 1, "30s", false, null, 0, 1, 0, 0));
 		});
 	}
 

@@ -39,10 +39,10 @@ class ResilienceEndpointRetriesTests {
 			.run((context) -> {
 				var retries = context.getBean(ResilienceEndpoint.class).resilience().retries();
 				assertThat(retries).containsOnlyKeys("partner", "billing");
-				assertThat(retries.get("partner")).isEqualTo(new RetryPolicyDescriptor(5, "LINEAR", Duration.ofMillis(50),
-						2.0, Duration.ofSeconds(10), "EQUAL", Duration.ofSeconds(20), List.of("java.io.IOException"),
+				assertThat(retries.get("partner")).isEqualTo(new RetryPolicyDescriptor(5, "linear", "50ms",
+						2.0, "10s", "equal", "20s", List.of("java.io.IOException"),
 						List.of("java.io.FileNotFoundException"),
-						new RetryBudgetDescriptor(0.2, Duration.ofSeconds(10), 10, 100)));
+						new RetryBudgetDescriptor(0.2, "10s", 10, 100)));
 				assertThat(retries.get("billing").budget()).isNull();
 				assertThat(retries.get("billing").retryOn()).containsExactly("java.lang.Exception");
 			});

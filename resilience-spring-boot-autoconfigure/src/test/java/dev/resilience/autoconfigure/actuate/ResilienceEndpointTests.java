@@ -56,7 +56,7 @@ class ResilienceEndpointTests {
 	private static final Instant NOW = Instant.parse("2026-11-29T08:00:00Z");
 
 	private static final PauseOnThrottleDescriptor NO_PAUSES = new PauseOnThrottleDescriptor(false, List.of(429, 503),
-			Duration.ofSeconds(1), Duration.ofMinutes(10), 0.1);
+			"1s", "10m", 0.1);
 
 	private static final HttpClientDescriptor NO_HOSTS = new HttpClientDescriptor(List.of(), null);
 
@@ -66,11 +66,11 @@ class ResilienceEndpointTests {
 			ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
 			assertThat(descriptor.rateLimiters().keySet()).containsExactly("partner-api", "bucket");
 			assertThat(descriptor.rateLimiters().get("partner-api")).isEqualTo(new RateLimiterDescriptor("memory", null,
-					List.of(new WindowDescriptor(3, Duration.ofSeconds(5))), "LOG", 0, null, Duration.ofMinutes(1), Duration.ZERO,
-					1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
+					List.of(new WindowDescriptor(3, "5s")), "log", 0, null, "1m", "0ms",
+					1_000_000, "fail-open", NO_PAUSES, NO_HOSTS));
 			assertThat(descriptor.rateLimiters().get("bucket")).isEqualTo(new RateLimiterDescriptor("memory",
-					new TokenBucketDescriptor(10, 5, Duration.ofSeconds(1), "GREEDY"), List.of(), "LOG", 2,
-					null, Duration.ofMinutes(1), Duration.ofSeconds(1), 1_000_000, "FAIL_OPEN", NO_PAUSES, NO_HOSTS));
+					new TokenBucketDescriptor(10, 5, "1s", "greedy"), List.of(), "log", 2,
+					null, "1m", "1s", 1_000_000, "fail-open", NO_PAUSES, NO_HOSTS));
 		});
 	}
 
@@ -88,7 +88,7 @@ class ResilienceEndpointTests {
 				ResilienceDescriptor descriptor = context.getBean(ResilienceEndpoint.class).resilience();
 				RateLimiterDescriptor partner = descriptor.rateLimiters().get("partner-api");
 				assertThat(partner.pauseOnThrottle()).isEqualTo(new PauseOnThrottleDescriptor(true,
-						List.of(420, 429, 503), Duration.ofSeconds(2), Duration.ofMinutes(1), 0.25));
+						List.of(420, 429, 503), "2s", "1m", 0.25));
 				assertThat(partner.httpClient()).isEqualTo(new HttpClientDescriptor(
 						List.of("api.partner.example", "eu.partner.example"), "#request.headers.getFirst('X-Api-Key')"));
 				assertThat(descriptor.rateLimiters().get("bucket").pauseOnThrottle()).isEqualTo(NO_PAUSES);
@@ -121,7 +121,7 @@ class ResilienceEndpointTests {
 				Instant end = NOW.plusMillis(2501);
 				KeyState paused = endpoint.rateLimiterKey("partner-api", "alice");
 				assertThat(paused).isEqualTo(new KeyState("partner-api", "alice", 0, 3, 0, 0, null, end, List.of(
-						new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 0, Duration.ofMillis(2500).plusNanos(1)))));
+						new QuotaState("partner-api-5s", 3, "5s", 0, "2500ms"))));
 				ticker.advance(Duration.ofSeconds(1));
 				assertThat(endpoint.rateLimiterKey("partner-api", "alice").pausedUntil()).isEqualTo(end);
 				assertThat(endpoint.rateLimiterKey("partner-api", "bob").pausedUntil()).isNull();
@@ -155,7 +155,7 @@ class ResilienceEndpointTests {
 			KeyState first = endpoint.rateLimiterKey("partner-api", "alice");
 			KeyState second = endpoint.rateLimiterKey("partner-api", "alice");
 			KeyState expected = new KeyState("partner-api", "alice", 2, 3, 0, 0, null, null,
-					List.of(new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 2, Duration.ofSeconds(3))));
+					List.of(new QuotaState("partner-api-5s", 3, "5s", 2, "3s")));
 			assertThat(first).isEqualTo(expected);
 			assertThat(second).isEqualTo(expected);
 			assertThat(limiter.inspect("alice").getRemaining()).isEqualTo(2);
@@ -174,7 +174,7 @@ class ResilienceEndpointTests {
 				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 				RateLimiterDescriptor llm = endpoint.resilience().rateLimiters().get("llm");
 				assertThat(llm.maxConcurrent()).isEqualTo(40);
-				assertThat(llm.adaptiveConcurrency()).isEqualTo(new AdaptiveConcurrencyDescriptor("VEGAS", 8, 2, 40));
+				assertThat(llm.adaptiveConcurrency()).isEqualTo(new AdaptiveConcurrencyDescriptor("vegas", 8, 2, 40));
 				assertThat(endpoint.resilience().rateLimiters().get("bucket").adaptiveConcurrency()).isNull();
 				context.getBean(RateLimiterRegistry.class)
 					.updateSettings("llm", RateLimiterSettings.builder()
@@ -182,7 +182,7 @@ class ResilienceEndpointTests {
 								1, 20), Duration.ofMinutes(1))
 						.build());
 				assertThat(endpoint.resilience().rateLimiters().get("llm").adaptiveConcurrency())
-					.isEqualTo(new AdaptiveConcurrencyDescriptor("AIMD", 4, 1, 20));
+					.isEqualTo(new AdaptiveConcurrencyDescriptor("aimd", 4, 1, 20));
 			});
 	}
 
@@ -254,7 +254,7 @@ class ResilienceEndpointTests {
 				assertThat(state.inFlight()).isEqualTo(1);
 				assertThat(state.maxConcurrent()).isEqualTo(2);
 				assertThat(state.quotas()).containsExactly(
-						new QuotaState("bucket-bucket", 10, Duration.ofSeconds(2), 7, Duration.ofMillis(200)));
+						new QuotaState("bucket-bucket", 10, "2s", 7, "200ms"));
 				assertThat(state.remaining()).isEqualTo(1);
 				assertThat(state.limit()).isEqualTo(2);
 			}
@@ -273,7 +273,7 @@ class ResilienceEndpointTests {
 			KeyState reset = endpoint.resetRateLimiterKey("partner-api", "alice");
 			assertThat(reset.remaining()).isEqualTo(3);
 			assertThat(reset.quotas()).containsExactly(
-					new QuotaState("partner-api-5s", 3, Duration.ofSeconds(5), 3, Duration.ZERO));
+					new QuotaState("partner-api-5s", 3, "5s", 3, "0ms"));
 			assertThat(limiter.tryAcquire("alice", 3).isPermitted()).isTrue();
 			assertThat(limiter.inspect("bob").getRemaining()).isEqualTo(2);
 		});

@@ -104,19 +104,19 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.rateLimiters.partner-api.tokenBucket").value(nullValue()))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.windows.length()").value(1))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.windows[0].limit").value(3))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.windows[0].period").value("PT5S"))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.windowAlgorithm").value("LOG"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windows[0].period").value("5s"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.windowAlgorithm").value("log"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxConcurrent").value(0))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.leaseTimeout").value("PT1M"))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.maxWait").value("PT0S"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.leaseTimeout").value("1m"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.maxWait").value("0ms"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.maxKeys").value(1_000_000))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.onStoreFailure").value("FAIL_OPEN"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.onStoreFailure").value("fail-open"))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.capacity").value(5))
 			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillTokens").value(5))
-			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillPeriod").value("PT2S"))
-			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillStrategy").value("GREEDY"))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillPeriod").value("2s"))
+			.andExpect(jsonPath("$.rateLimiters.bucket.tokenBucket.refillStrategy").value("greedy"))
 			.andExpect(jsonPath("$.rateLimiters.bucket.windows").isEmpty())
-			.andExpect(jsonPath("$.rateLimiters.bucket.maxWait").value("PT0.25S"));
+			.andExpect(jsonPath("$.rateLimiters.bucket.maxWait").value("250ms"));
 	}
 
 	@Test
@@ -127,7 +127,7 @@ class ResilienceEndpointWebTests {
 				.andExpect(status().isOk())
 				.andExpect(content().json("""
 						{"limiter":"partner-api","key":"alice","remaining":2,"limit":3,"inFlight":0,"maxConcurrent":0,
-						 "adaptiveLimit":null,"paused-until":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"PT5S","remaining":2,"reset":"PT5S"}]}
+						 "adaptiveLimit":null,"paused-until":null,"quotas":[{"policy":"partner-api-5s","quota":3,"window":"5s","remaining":2,"reset":"5s"}]}
 						""", JsonCompareMode.STRICT));
 		}
 		assertThat(this.registry.get("partner-api").inspect("alice").getRemaining()).isEqualTo(2);
@@ -139,14 +139,14 @@ class ResilienceEndpointWebTests {
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.enabled").value(false))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.statuses[*]").value(contains(429, 503)))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.defaultPause").value("PT1S"))
-			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.maxPause").value("PT10M"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.defaultPause").value("1s"))
+			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.maxPause").value("10m"))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.pauseOnThrottle.resumeJitter").value(0.1))
 			.andExpect(jsonPath("$.rateLimiters.partner-api.httpClient.hosts").isEmpty())
 			.andExpect(jsonPath("$.rateLimiters.partner-api.httpClient.key").value(nullValue()))
 			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.enabled").value(true))
 			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.statuses[*]").value(contains(429)))
-			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.maxPause").value("PT1M"))
+			.andExpect(jsonPath("$.rateLimiters.paused.pauseOnThrottle.maxPause").value("1m"))
 			.andExpect(jsonPath("$.rateLimiters.paused.httpClient.hosts[*]").value(contains("api.partner.example")));
 	}
 
@@ -179,7 +179,7 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.events[0].name").value("paused"))
 			.andExpect(jsonPath("$.events[0].outcome").value("manual"))
 			.andExpect(jsonPath("$.events[0].key").value(nullValue()))
-			.andExpect(jsonPath("$.events[0].details.pause").value("PT30S"))
+			.andExpect(jsonPath("$.events[0].details.pause").value("30s"))
 			.andExpect(content().string(not(containsString("dave"))));
 	}
 
@@ -201,7 +201,7 @@ class ResilienceEndpointWebTests {
 			this.mvc.perform(get("/actuator/resilience"))
 				.andExpect(status().isOk())
 				.andExpect(jsonPath("$.rateLimiters.llm.maxConcurrent").value(30))
-				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.algorithm").value("GRADIENT"))
+				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.algorithm").value("gradient"))
 				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.initialLimit").value(6))
 				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.minLimit").value(1))
 				.andExpect(jsonPath("$.rateLimiters.llm.adaptiveConcurrency.maxLimit").value(30))
@@ -232,7 +232,7 @@ class ResilienceEndpointWebTests {
 			.andExpect(jsonPath("$.key").value(""))
 			.andExpect(jsonPath("$.remaining").value(5))
 			.andExpect(jsonPath("$.quotas[0].policy").value("bucket-bucket"))
-			.andExpect(jsonPath("$.quotas[0].window").value("PT2S"));
+			.andExpect(jsonPath("$.quotas[0].window").value("2s"));
 	}
 
 	@Test
@@ -244,7 +244,7 @@ class ResilienceEndpointWebTests {
 			.andExpect(status().isOk())
 			.andExpect(jsonPath("$.key").value("bob"))
 			.andExpect(jsonPath("$.remaining").value(3))
-			.andExpect(jsonPath("$.quotas[0].reset").value("PT0S"));
+			.andExpect(jsonPath("$.quotas[0].reset").value("0ms"));
 		assertThat(limiter.inspect("bob").getRemaining()).isEqualTo(3);
 		assertThat(limiter.inspect("carol").getRemaining()).isEqualTo(2);
 	}

@@ -84,9 +84,9 @@ class ResilienceEventsTests {
 			.isThrownBy(() -> limiter.acquire("alice", 1, Duration.ZERO));
 		limiter.acquire("alice", 1, Duration.ofSeconds(10)).close();
 		assertThat(this.events.recent(null, null).events()).containsExactly(
-				new Event(NOW, "waited", "partner", "waited", null, Map.of("wait", Duration.ofSeconds(10))),
+				new Event(NOW, "waited", "partner", "waited", null, Map.of("wait", "10s")),
 				new Event(NOW, "rejected", "partner", "rejected", null,
-						Map.of("retryAfter", Duration.ofSeconds(10), "concurrencyLimited", false)));
+						Map.of("retryAfter", "10s", "concurrencyLimited", false)));
 	}
 
 	@Test
@@ -112,10 +112,10 @@ class ResilienceEventsTests {
 		limiter.pause("bob", Throttle.rateLimitField(Duration.ofSeconds(5)));
 		limiter.pause("carol", Throttle.unspecified());
 		assertThat(this.events.recent(null, Kind.PAUSE).events()).containsExactly(
-				new Event(NOW, "pause", "partner", "default", null, Map.of("pause", Duration.ofSeconds(2))),
-				new Event(NOW, "pause", "partner", "ratelimit-field", null, Map.of("pause", Duration.ofSeconds(5))),
-				new Event(NOW, "pause", "partner", "retry-after", null, Map.of("pause", Duration.ofMinutes(1))),
-				new Event(NOW, "pause", "partner", "manual", null, Map.of("pause", Duration.ofSeconds(30))));
+				new Event(NOW, "pause", "partner", "default", null, Map.of("pause", "2s")),
+				new Event(NOW, "pause", "partner", "ratelimit-field", null, Map.of("pause", "5s")),
+				new Event(NOW, "pause", "partner", "retry-after", null, Map.of("pause", "1m")),
+				new Event(NOW, "pause", "partner", "manual", null, Map.of("pause", "30s")));
 		assertThat(limiter.tryAcquire("alice", 1).isPermitted()).isFalse();
 		assertThat(this.events.recent(null, null).events().get(0).kind()).isEqualTo("rejected");
 		assertThat(this.events.recent(null, null).events()).allSatisfy((event) -> assertThat(event.toString())
@@ -127,7 +127,7 @@ class ResilienceEventsTests {
 		ResilienceEvents withKeys = new ResilienceEvents(10, true, this.clock);
 		pausingLimiter(withKeys).pause("alice", Duration.ofSeconds(30));
 		assertThat(withKeys.recent(null, null).events()).singleElement()
-			.isEqualTo(new Event(NOW, "pause", "partner", "manual", "alice", Map.of("pause", Duration.ofSeconds(30))));
+			.isEqualTo(new Event(NOW, "pause", "partner", "manual", "alice", Map.of("pause", "30s")));
 	}
 
 	/**
@@ -150,7 +150,7 @@ class ResilienceEventsTests {
 		assertThat(this.events.recent(null, null).events()).isNotEmpty()
 			.allSatisfy((event) -> assertThat(event.toString()).doesNotContain("alice"));
 		assertThat(this.events.recent("partner-retry", null).events()).extracting((event) -> event.details().get("error"))
-			.containsOnly("RateLimitExceededException: Rate limiter 'partner' rejected the call; retry after PT10S");
+			.containsOnly("RateLimitExceededException: Rate limiter 'partner' rejected the call; retry after 10s");
 		ResilienceEvents withKeys = new ResilienceEvents(10, true, this.clock);
 		withKeys.onAttempt("partner-retry", second);
 		assertThat(withKeys.recent(null, null).events().get(0).details().get("error")).asString().contains("'alice'");
@@ -182,9 +182,9 @@ class ResilienceEventsTests {
 						Map.of("attempts", 1, "error", "IllegalStateException: boom")),
 				new Event(NOW, "retries_exhausted", "partner", "failed_with_retry", null, Map.of("attempts", 3)),
 				new Event(NOW, "retried", "partner", "result_retried", null,
-						Map.of("attempt", 3, "delay", Duration.ofMillis(200))),
+						Map.of("attempt", 3, "delay", "200ms")),
 				new Event(NOW, "retried", "partner", "failed", null,
-						Map.of("attempt", 2, "delay", Duration.ofMillis(100), "error", "IllegalStateException: boom")));
+						Map.of("attempt", 2, "delay", "100ms", "error", "IllegalStateException: boom")));
 	}
 
 	@Test
@@ -207,7 +207,16 @@ class ResilienceEventsTests {
 		this.events.onPollEnded("export",
 				new PollHistory<>(List.of(pending, stillPending), Duration.ofSeconds(1), "pending"));
 		assertThat(this.events.recent(null, null).events()).containsExactly(new Event(NOW, "poll_exhausted", "export",
-				"exhausted", null, Map.of("attempts", 2, "totalDelay", Duration.ofSeconds(1))));
+				"exhausted", null, Map.of("attempts", 2, "totalDelay", "1s")));
+	}
+
+	/** Durations are written as application.yml takes them, rounded to the millisecond, never {@code PT57.869335721S}. */
+	@Test
+	void durationsAreWrittenAsApplicationYmlTakesThemRoundedToTheMillisecond() {
+		this.events.onOperation("db", OperationOutcome.TIMEOUT, Duration.parse("PT57.869335721S"));
+		this.events.onCheckout("db", CheckoutOutcome.TIMEOUT, Duration.ofNanos(250_400_000));
+		assertThat(this.events.recent(null, null).events()).extracting(Event::details)
+			.containsExactly(Map.of("waited", "250ms"), Map.of("duration", "57869ms"));
 	}
 
 	@Test
@@ -218,8 +227,8 @@ class ResilienceEventsTests {
 		this.events.onOperation("db", OperationOutcome.ERROR, Duration.ofMillis(5));
 		this.events.onOperation("db", OperationOutcome.TIMEOUT, Duration.ofSeconds(3));
 		assertThat(this.events.recent(null, null).events()).containsExactly(
-				new Event(NOW, "operation_timeout", "db", "timeout", null, Map.of("duration", Duration.ofSeconds(3))),
-				new Event(NOW, "checkout_timeout", "db", "timeout", null, Map.of("waited", Duration.ofSeconds(2))));
+				new Event(NOW, "operation_timeout", "db", "timeout", null, Map.of("duration", "3s")),
+				new Event(NOW, "checkout_timeout", "db", "timeout", null, Map.of("waited", "2s")));
 	}
 
 	@Test

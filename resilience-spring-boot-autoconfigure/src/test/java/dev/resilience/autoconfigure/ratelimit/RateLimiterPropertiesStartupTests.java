@@ -35,8 +35,8 @@ class RateLimiterPropertiesStartupTests {
 	 * absent): a wrong value must not wait for the day a limiter moves to Redis.
 	 */
 	@ParameterizedTest
-	@ValueSource(strings = { "resilience.redis.decision-timeout=0s|resilience.redis.decision-timeout must be positive but was PT0S",
-			"resilience.redis.connect-timeout=-1s|resilience.redis.connect-timeout must not be negative but was PT-1S",
+	@ValueSource(strings = { "resilience.redis.decision-timeout=0s|resilience.redis.decision-timeout must be positive but was 0ms",
+			"resilience.redis.connect-timeout=-1s|resilience.redis.connect-timeout must not be negative but was -1s",
 			"resilience.redis.key-prefix=app{1}:|resilience.redis.key-prefix must not contain '{' or '}'" })
 	void runWhenARedisSettingIsWrongWithoutRedisLimitersShouldFailNamingIt(String line) {
 		String[] parts = line.split("\\|");
@@ -62,7 +62,7 @@ class RateLimiterPropertiesStartupTests {
 				arguments("second window period zero",
 						List.of(X + "windows[0].limit=5", X + "windows[0].period=5s", X + "windows[1].limit=10",
 								X + "windows[1].period=0s"),
-						List.of(X + "windows[1].period must be positive but was PT0S")),
+						List.of(X + "windows[1].period must be positive but was 0ms")),
 				arguments("window without period", List.of(X + "windows[0].limit=5"),
 						List.of(X + "windows[0].period is required")),
 				arguments("token-bucket capacity zero",
@@ -72,15 +72,15 @@ class RateLimiterPropertiesStartupTests {
 						List.of(X + "token-bucket.refill-tokens is required")),
 				arguments("token-bucket refill-period negative",
 						List.of(X + "token-bucket.refill-tokens=5", X + "token-bucket.refill-period=-1s"),
-						List.of(X + "token-bucket.refill-period must be positive but was PT-1S")),
+						List.of(X + "token-bucket.refill-period must be positive but was -1s")),
 				arguments("no constraint", List.of(X + "max-wait=1s"),
 						List.of("resilience.rate-limiters.x: a rate limiter needs at least one of token-bucket, windows or max-concurrent")),
 				arguments("max-wait negative", List.of(X + "max-concurrent=1", X + "max-wait=-1s"),
-						List.of(X + "max-wait must not be negative but was PT-1S")),
+						List.of(X + "max-wait must not be negative but was -1s")),
 				arguments("max-concurrent negative", List.of(X + "max-concurrent=-1"),
 						List.of(X + "max-concurrent must be 0 (unlimited) or positive but was -1")),
 				arguments("lease-timeout zero", List.of(X + "max-concurrent=1", X + "lease-timeout=0s"),
-						List.of(X + "lease-timeout must be positive but was PT0S")),
+						List.of(X + "lease-timeout must be positive but was 0ms")),
 				arguments("max-keys zero", List.of(X + "max-concurrent=1", X + "max-keys=0"),
 						List.of(X + "max-keys must be positive but was 0")),
 				arguments("duration that does not parse",
@@ -101,12 +101,12 @@ class RateLimiterPropertiesStartupTests {
 						List.of(X + "pause-on-throttle.statuses must hold HTTP statuses (100 to 599) but held 42")),
 				arguments("pause-on-throttle default-pause zero",
 						List.of(X + "max-concurrent=1", X + "pause-on-throttle.default-pause=0s"),
-						List.of(X + "pause-on-throttle.default-pause must be positive but was PT0S")),
+						List.of(X + "pause-on-throttle.default-pause must be positive but was 0ms")),
 				arguments("pause-on-throttle max-pause below default-pause",
 						List.of(X + "max-concurrent=1", X + "pause-on-throttle.default-pause=5s",
 								X + "pause-on-throttle.max-pause=2s"),
-						List.of(X + "pause-on-throttle.max-pause (PT2S) must not be shorter than "
-								+ "pause-on-throttle.default-pause (PT5S)")),
+						List.of(X + "pause-on-throttle.max-pause (2s) must not be shorter than "
+								+ "pause-on-throttle.default-pause (5s)")),
 				arguments("unknown store", List.of(X + "max-concurrent=1", X + "store=disk"),
 						List.of("Failed to bind properties under 'resilience.rate-limiters.x.store' to "
 								+ RateLimiterProperties.Store.class.getName())));
@@ -131,7 +131,7 @@ class RateLimiterPropertiesStartupTests {
 				arguments("two windows with the same period",
 						List.of(X + "windows[0].limit=5", X + "windows[0].period=5s", X + "windows[1].limit=10",
 								X + "windows[1].period=5000ms"),
-						"resilience.rate-limiters.x: windows[0] and windows[1] both have the period PT5S"),
+						"resilience.rate-limiters.x: windows[0] and windows[1] both have the period 5s"),
 				arguments("redis store without a Redis connection", List.of(X + "max-concurrent=1", X + "store=redis"),
 						X + "store is redis, which needs Spring Data Redis"));
 	}

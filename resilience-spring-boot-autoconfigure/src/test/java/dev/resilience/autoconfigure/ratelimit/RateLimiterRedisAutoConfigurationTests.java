@@ -323,7 +323,7 @@ class RateLimiterRedisAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(Failures.messages(context.getStartupFailure())).anySatisfy((message) -> assertThat(message)
-					.startsWith("resilience.redis.connect-timeout must not be negative but was PT-1S"));
+					.startsWith("resilience.redis.connect-timeout must not be negative but was -1s"));
 			});
 	}
 

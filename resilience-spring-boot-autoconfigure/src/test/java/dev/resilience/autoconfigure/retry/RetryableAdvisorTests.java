@@ -128,7 +128,7 @@ class RetryableAdvisorTests {
 			assertThat(client.calls().getAndSet(0)).isEqualTo(3);
 			assertThatExceptionOfType(RetriesExhaustedException.class).isThrownBy(() -> client.until(99))
 				.satisfies((ex) -> assertThat(ex.getLastResult()).isEqualTo("pending"))
-				.withMessage("Tried 6 times over 3.1s");
+				.withMessage("Tried 6 times over 3100ms");
 		});
 	}
 

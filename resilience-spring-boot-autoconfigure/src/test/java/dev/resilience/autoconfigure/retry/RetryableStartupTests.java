@@ -147,7 +147,7 @@ class RetryableStartupTests {
 								"resilience.retries.partner.budget.min-retries-per-second=-1"),
 						List.of("resilience.retries.partner.budget.min-retries-per-second must not be negative, but was -1")),
 				arguments(List.of("resilience.retries.partner.delay=2s", "resilience.retries.partner.max-delay=1s"),
-						List.of("resilience.retries.partner.max-delay (PT1S) must not be shorter than delay (PT2S)")),
+						List.of("resilience.retries.partner.max-delay (1s) must not be shorter than delay (2s)")),
 				arguments(List.of("resilience.retries.partner.budget.window=5s"), List.of(budgetOff)),
 				arguments(List.of("resilience.retries.partner.budget.min-retries-per-second=2"), List.of(budgetOff)),
 				arguments(List.of("resilience.retries.partner.delay=soon"),

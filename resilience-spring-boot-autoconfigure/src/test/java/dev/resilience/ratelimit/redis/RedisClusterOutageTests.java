@@ -70,7 +70,7 @@ class RedisClusterOutageTests {
 			await().pollInSameThread().atMost(Duration.ofSeconds(5))
 				.untilAsserted(() -> assertThat(storeLog.lines()).satisfiesExactly(
 						(line) -> assertThat(line).matches("WARNING Rate limiter 'node': Redis \\(cluster node "
-								+ "[0-9a-f]{40}\\) decision failed, deciding FAIL_CLOSED until it answers again: "
+								+ "[0-9a-f]{40}\\) decision failed, deciding fail-closed until it answers again: "
 								+ "TimeoutException"),
 						(line) -> assertThat(line)
 							.matches("INFO Rate limiter 'node': Redis \\(cluster node [0-9a-f]{40}\\) answers again")));

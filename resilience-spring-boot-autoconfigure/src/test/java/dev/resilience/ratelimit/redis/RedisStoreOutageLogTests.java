@@ -77,7 +77,7 @@ class RedisStoreOutageLogTests {
 		// logged last, after the caller has its decision
 		await().pollInSameThread().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
 			assertThat(this.storeLog.lines()).containsExactly(
-					"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_OPEN until it answers again: "
+					"WARNING Rate limiter 'logged': Redis decision failed, deciding fail-open until it answers again: "
 							+ "TimeoutException",
 					"INFO Rate limiter 'logged': Redis answers again");
 			assertThat(this.runnerLog.lines()).containsExactly(
@@ -100,7 +100,7 @@ class RedisStoreOutageLogTests {
 			this.server.thaw();
 		}
 		assertThat(this.storeLog.lines()).containsExactly(
-				"WARNING Rate limiter 'logged': Redis reset failed, deciding FAIL_CLOSED until it answers again: "
+				"WARNING Rate limiter 'logged': Redis reset failed, deciding fail-closed until it answers again: "
 						+ "TimeoutException");
 	}
 
@@ -128,7 +128,7 @@ class RedisStoreOutageLogTests {
 			this.server.thaw();
 		}
 		assertThat(this.storeLog.lines()).containsExactly("WARNING Rate limiter 'logged': Redis " + what
-				+ " failed, deciding FAIL_OPEN until it answers again: TimeoutException");
+				+ " failed, deciding fail-open until it answers again: TimeoutException");
 	}
 
 	@Test
@@ -224,7 +224,7 @@ class RedisStoreOutageLogTests {
 			assertThat(this.server.commandCalls("evalsha")).isEqualTo(2);
 			// its reply ended the run of failures
 			assertThat(this.storeLog.lines()).containsExactly(
-					"WARNING Rate limiter 'logged': Redis decision failed, deciding FAIL_CLOSED until it answers again: "
+					"WARNING Rate limiter 'logged': Redis decision failed, deciding fail-closed until it answers again: "
 							+ "InterruptedException",
 					"INFO Rate limiter 'logged': Redis answers again");
 		});

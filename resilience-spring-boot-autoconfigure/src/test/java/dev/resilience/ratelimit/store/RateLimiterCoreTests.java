@@ -149,7 +149,7 @@ class RateLimiterCoreTests {
 		limiter.tryAcquire("sk_live_alice", 1);
 		RateLimitExceededException rejected = catchThrowableOfType(RateLimitExceededException.class,
 				() -> limiter.acquire("sk_live_alice", 1, Duration.ZERO));
-		assertThat(rejected).hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+		assertThat(rejected).hasMessage("Rate limiter 'api' rejected the call; retry after 2s");
 		assertThat(rejected.getKey()).isEqualTo("sk_live_alice");
 		assertThat(rejected.getDecision().getKey()).isEqualTo("sk_live_alice");
 		assertThat(rejected.getDecision().toString()).doesNotContain("sk_live_alice");
@@ -166,9 +166,9 @@ class RateLimiterCoreTests {
 		limiter.tryAcquire("alice", 1);
 		limiter.tryAcquire("", 1);
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("alice", 1, Duration.ZERO)))
-			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after 2s");
 		assertThat(catchThrowableOfType(RateLimitExceededException.class, () -> limiter.acquire("", 1, Duration.ZERO)))
-			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call; retry after 2s");
 		RateLimiterRegistry without = StoreRateLimiterRegistry.builder()
 			.ticker(this.ticker)
 			.includeKeys(true)
@@ -178,7 +178,7 @@ class RateLimiterCoreTests {
 		without.get("api").tryAcquire("alice", 1);
 		assertThat(catchThrowableOfType(RateLimitExceededException.class,
 				() -> without.get("api").acquire("alice", 1, Duration.ZERO)))
-			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call; retry after 2s");
 	}
 
 	@Test
@@ -206,11 +206,11 @@ class RateLimiterCoreTests {
 		assertThat(new RateLimitExceededException(decision).getStackTrace()).isNotEmpty();
 		assertThat(new RateLimitExceededException(decision, false).getStackTrace()).isEmpty();
 		assertThat(new RateLimitExceededException(decision, false))
-			.hasMessage("Rate limiter 'api' rejected the call; retry after PT2S")
+			.hasMessage("Rate limiter 'api' rejected the call; retry after 2s")
 			.hasToString(RateLimitExceededException.class.getName()
-					+ ": Rate limiter 'api' rejected the call; retry after PT2S");
+					+ ": Rate limiter 'api' rejected the call; retry after 2s");
 		assertThat(new RateLimitExceededException(decision, false, true))
-			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after PT2S");
+			.hasMessage("Rate limiter 'api' rejected the call for key 'alice'; retry after 2s");
 	}
 
 	/** Two limiters admitting one call each: one decided by its own fast path, one through a held permit. */
