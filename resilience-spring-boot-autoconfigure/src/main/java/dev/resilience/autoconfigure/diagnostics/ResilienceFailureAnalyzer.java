@@ -94,12 +94,13 @@ final class ResilienceFailureAnalyzer implements FailureAnalyzer, Ordered {
 		Object value = (property != null) ? property.getValue() : null;
 		StringBuilder description = new StringBuilder(name);
 		description.append((value != null) ? " cannot be '" + value + "'" : " cannot be bound");
+		Class<?> type = bind.getTarget().getType().resolve(Object.class);
 		Throwable reason = rootCause(bind);
-		if (reason != bind && reason.getMessage() != null) {
+		// An enum's reason names the Java constant; the action lists the values as YAML writes them.
+		if (reason != bind && reason.getMessage() != null && !type.isEnum()) {
 			description.append(": ").append(reason.getMessage());
 		}
 		appendOrigin(description, (property != null) ? property.getOrigin() : null);
-		Class<?> type = bind.getTarget().getType().resolve(Object.class);
 		return new FailureAnalysis(description.toString(), "Write " + name + " as " + expected(type) + ".", bind);
 	}
 
