@@ -117,8 +117,9 @@ public final class MethodExpressionEvaluator {
 
 	private static ResilienceConfigurationException unknownVariable(String expression, String name, String where,
 			Method method, String @Nullable [] names, Set<String> variables) {
+		// A Kotlin suspend function's names leave out its trailing Continuation.
 		List<String> arguments = new ArrayList<>();
-		for (int i = 0; i < method.getParameterCount(); i++) {
+		for (int i = 0; i < ((names != null) ? names.length : method.getParameterCount()); i++) {
 			arguments.add((names != null) ? "#" + names[i] : "#p" + i);
 		}
 		List<String> given = variables.stream().sorted().map((variable) -> "#" + variable).toList();
