@@ -7,9 +7,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Finds the configured name a misspelled one most likely meant, by the optimal string alignment
- * distance (Damerau-Levenshtein with adjacent transpositions, each substring edited once).
+ * distance (Damerau-Levenshtein with adjacent transpositions, each substring edited once). Not
+ * API: public so that the capabilities' wiring can suggest names in its messages.
  */
-final class ClosestName {
+public final class ClosestName {
 
 	private ClosestName() {
 	}
@@ -21,7 +22,7 @@ final class ClosestName {
 	 * @param configured the names that exist
 	 * @return the closest name, or {@code null} when none is close
 	 */
-	static @Nullable String of(String name, Collection<String> configured) {
+	public static @Nullable String of(String name, Collection<String> configured) {
 		String closest = null;
 		int best = Math.max(1, name.length() / 3) + 1;
 		for (String candidate : configured) {

@@ -19,6 +19,8 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
@@ -26,6 +28,7 @@ import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
 import dev.resilience.poll.PollUntil;
+import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.WithConnection;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.retry.Retryable;
@@ -140,6 +143,15 @@ class ResilienceFailureAnalyzerStartupTests {
 		assertReport(output, "resilience.pools.llm.min-idle must be between 0 and max-size (2) but was 3",
 				"Correct resilience.pools.llm.min-idle in the application's configuration (application.yml or "
 						+ "application.properties), as the description says.");
+	}
+
+	@Test
+	void misspelledFactoryShouldSuggestTheBean(CapturedOutput output) {
+		fail(Factories.class, "--resilience.pools.llm.factory=wrokers");
+		assertReport(output, "resilience.pools.llm.factory names the bean 'wrokers', which does not exist; "
+				+ "ConnectionFactory beans are [workers]",
+				"Did you mean 'workers'? Set resilience.pools.llm.factory to the name of a ConnectionFactory bean, define "
+						+ "one named 'wrokers', or remove the property to make a pool of permits.");
 	}
 
 	/**
@@ -336,6 +348,16 @@ class ResilienceFailureAnalyzerStartupTests {
 		@PollUntil("orders")
 		public String status(String id) {
 			return id;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Factories {
+
+		@Bean
+		ConnectionFactory<Object> workers() {
+			return Object::new;
 		}
 
 	}
