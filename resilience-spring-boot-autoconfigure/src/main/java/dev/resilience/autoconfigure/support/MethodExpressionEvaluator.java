@@ -96,7 +96,7 @@ public final class MethodExpressionEvaluator {
 	/**
 	 * Refuses a variable the evaluation would not define: {@link MethodBasedEvaluationContext}
 	 * defines the arguments by name, {@code #p<i>} and {@code #a<i>}; SpEL itself {@code #root}
-	 * and {@code #this}; the caller {@code variables}; and the expression those it assigns.
+	 * and {@code #this}; the caller, {@code variables}; the expression itself, those it assigns.
 	 */
 	private void checkVariables(Expression parsed, Method method, String where, Set<String> variables) {
 		if (!(parsed instanceof SpelExpression spel)) {

@@ -370,12 +370,19 @@ class ResilienceFailureAnalyzerStartupTests {
 
 	}
 
-	@EnableConfigurationProperties(OtherProperties.class)
+	/** Binds its properties through a bean method, so that no class of the tests carries the annotation. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableConfigurationProperties
 	static class OtherPropertiesUser {
+
+		@Bean
+		@ConfigurationProperties("app")
+		OtherProperties otherProperties() {
+			return new OtherProperties();
+		}
 
 	}
 
-	@ConfigurationProperties("app")
 	static class OtherProperties {
 
 		private Duration timeout = Duration.ZERO;
