@@ -10,9 +10,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.ConfigurationPropertiesBindHandlerAdvisor;
 import org.springframework.boot.context.properties.bind.AbstractBindHandler;
 import org.springframework.boot.context.properties.bind.BindContext;
+import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.bind.BindHandler;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.bind.UnboundConfigurationPropertiesException;
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
@@ -61,7 +63,12 @@ final class ResiliencePropertiesCheck implements ConfigurationPropertiesBindHand
 		};
 	}
 
-	/** Binds every resilience properties class under one check; throws naming unbound keys. */
+	/**
+	 * Binds every resilience properties class under one check; throws naming unbound keys. A value
+	 * that does not bind ({@code max-wait: soon}) is left to its own class's binding, which names
+	 * its own bean: thrown here, it would blame whichever bean happened to bind the first
+	 * {@code resilience} class.
+	 */
 	private void check() {
 		List<Owner> owners = owners();
 		NoUnboundElementsBindHandler unbound = new NoUnboundElementsBindHandler(BindHandler.DEFAULT,
@@ -70,19 +77,31 @@ final class ResiliencePropertiesCheck implements ConfigurationPropertiesBindHand
 		for (int i = 0; i < owners.size(); i++) {
 			boolean last = i == owners.size() - 1;
 			Owner owner = owners.get(i);
-			binder.bind(owner.prefix(), Bindable.of(owner.type()), new AbstractBindHandler(unbound) {
-
-				@Override
-				public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
-						@Nullable Object result) throws Exception {
-					// The check runs when a root binding finishes: only the last one's, over all names.
-					if (last || context.getDepth() > 0) {
-						super.onFinish(name, target, context, result);
-					}
+			try {
+				bindChecked(binder, owner, unbound, last);
+			}
+			catch (BindException ex) {
+				if (!(ex.getCause() instanceof UnboundConfigurationPropertiesException)) {
+					return;
 				}
-
-			});
+				throw ex;
+			}
 		}
+	}
+
+	private static void bindChecked(Binder binder, Owner owner, BindHandler unbound, boolean last) {
+		binder.bind(owner.prefix(), Bindable.of(owner.type()), new AbstractBindHandler(unbound) {
+
+			@Override
+			public void onFinish(ConfigurationPropertyName name, Bindable<?> target, BindContext context,
+					@Nullable Object result) throws Exception {
+				// The check runs when a root binding finishes: only the last one's, over all names.
+				if (last || context.getDepth() > 0) {
+					super.onFinish(name, target, context, result);
+				}
+			}
+
+		});
 	}
 
 	/**

@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.poll;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -16,6 +17,7 @@ import dev.resilience.Ticker;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
 import dev.resilience.autoconfigure.support.ReturnKind;
@@ -69,7 +71,8 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		String untilText = this.attributes.resolve(annotation.until(), where + " (until)");
 		checkResultCanBePolled(method, untilText, where);
-		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
+		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)",
+				Set.of("result"));
 		PollSettings settings = settings(annotation, name, where);
 		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		return new PolledMethod(meterName, name, settings, until, this.ticker, this.sleeper, this.listeners,
@@ -80,8 +83,9 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		Class<?> type = method.getReturnType();
 		ReturnKind kind = ReturnKind.of(method, PollUntil.class);
 		if (kind == ReturnKind.FLUX) {
-			throw new IllegalStateException(where + " returns a Flux, a stream with no single value to judge; "
-					+ "poll a method returning a Mono, a CompletionStage or the value");
+			throw new ResilienceConfigurationException(where + " returns a Flux, a stream with no single value to "
+					+ "judge; poll a method returning a Mono, a CompletionStage or the value",
+					"Return a Mono, a CompletionStage or the value from the method, or remove @PollUntil.");
 		}
 		if (KotlinDetector.isSuspendingFunction(method)) {
 			// The value judged is the function's Kotlin return value: Unit is nothing.
@@ -93,8 +97,9 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 			type = ResolvableType.forMethodReturnType(method).getGeneric(0).toClass();
 		}
 		if ((type == void.class || type == Void.class || type.getName().equals("kotlin.Unit")) && until.isBlank()) {
-			throw new IllegalStateException(where + " returns nothing, so the default condition (a present result) "
-					+ "could never be met; set until");
+			throw new ResilienceConfigurationException(where + " returns nothing, so the default condition "
+					+ "(a present result) could never be met; set until",
+					"Set until to a condition over the method's arguments, or return the value to judge.");
 		}
 	}
 
@@ -121,7 +126,11 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 			return builder.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+			throw new ResilienceConfigurationException(where + ": " + ex.getMessage(),
+					"Correct the annotation's attribute"
+							+ (name.isBlank() ? "" : ", or the property of resilience.polls." + name + ", named above")
+							+ ".",
+					ex);
 		}
 	}
 

@@ -18,7 +18,9 @@ import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
 import dev.resilience.Ticker;
+import dev.resilience.autoconfigure.support.ClosestName;
 import dev.resilience.autoconfigure.support.ContinuationScheduler;
+import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.ConnectionPool;
@@ -87,13 +89,15 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 			String factory) {
 		String property = PREFIX + "." + pool + ".factory";
 		if (!beanFactory.containsBean(factory)) {
-			throw new IllegalStateException(property + " names the bean '" + factory + "', which does not exist; "
-					+ "ConnectionFactory beans are " + factoryNames(beanFactory));
+			throw new ResilienceConfigurationException(property + " names the bean '" + factory
+					+ "', which does not exist; ConnectionFactory beans are " + factoryNames(beanFactory),
+					factoryAction(beanFactory, property, factory));
 		}
 		if (!beanFactory.isTypeMatch(factory, ConnectionFactory.class)) {
-			throw new IllegalStateException(property + " names the bean '" + factory + "', which is a "
+			throw new ResilienceConfigurationException(property + " names the bean '" + factory + "', which is a "
 					+ beanFactory.getType(factory, false) + ", not a " + ConnectionFactory.class.getName()
-					+ "; ConnectionFactory beans are " + factoryNames(beanFactory));
+					+ "; ConnectionFactory beans are " + factoryNames(beanFactory),
+					factoryAction(beanFactory, property, factory));
 		}
 		// Predicting the type resolves a factory method's generic return type into the definition.
 		Class<?> type = beanFactory.getType(factory, false);
@@ -109,6 +113,14 @@ public class ConnectionPoolRegistrar implements BeanDefinitionRegistryPostProces
 
 	private static String factoryNames(ConfigurableListableBeanFactory beanFactory) {
 		return Arrays.toString(beanFactory.getBeanNamesForType(ConnectionFactory.class, true, false));
+	}
+
+	private static String factoryAction(ConfigurableListableBeanFactory beanFactory, String property, String factory) {
+		String closest = ClosestName.of(factory,
+				Arrays.asList(beanFactory.getBeanNamesForType(ConnectionFactory.class, true, false)));
+		return ((closest != null) ? "Did you mean '" + closest + "'? " : "") + "Set " + property
+				+ " to the name of a ConnectionFactory bean, define one named '" + factory
+				+ "', or remove the property to make a pool of permits.";
 	}
 
 	@SuppressWarnings("unchecked")

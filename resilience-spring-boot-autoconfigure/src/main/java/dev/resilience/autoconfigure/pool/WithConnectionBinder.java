@@ -13,6 +13,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.WithConnection;
 
@@ -43,20 +44,19 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 		String where = "@WithConnection on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.pool(), where + " (pool)");
 		if (name.isBlank()) {
-			throw new IllegalStateException(where + " names no pool; set pool (or value)");
+			throw new ResilienceConfigurationException(where + " names no pool; set pool (or value)",
+					"Set pool (or value) to a pool configured under resilience.pools " + pools().keySet() + ".");
 		}
 		Map<String, ConnectionPool<?>> pools = pools();
+		AnnotationAttributeResolver.checkConfigured(name, pools.keySet(), where, "the pool", "resilience.pools");
 		ConnectionPool<?> pool = pools.get(name);
-		if (pool == null) {
-			throw new IllegalStateException(where + " names the pool '" + name
-					+ "', which is not configured; configured under resilience.pools are " + pools.keySet());
-		}
 		Duration timeout = pool.getSettings().timeout();
 		if (!annotation.timeout().isBlank()) {
 			timeout = this.attributes.duration(annotation.timeout(), where + " (timeout)");
 			if (timeout.isZero()) {
-				throw new IllegalStateException("'" + annotation.timeout() + "' of " + where
-						+ " (timeout) must be positive");
+				throw new ResilienceConfigurationException("'" + annotation.timeout() + "' of " + where
+						+ " (timeout) must be positive", "Set timeout to a positive duration, such as 5s, or leave it "
+								+ "unset to use the pool's resilience.pools." + name + ".timeout.");
 			}
 		}
 		return new WithConnectionMethod(pool, timeout);

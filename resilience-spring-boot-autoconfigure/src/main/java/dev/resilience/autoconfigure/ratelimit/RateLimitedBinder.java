@@ -16,6 +16,7 @@ import dev.resilience.autoconfigure.ratelimit.RateLimitedMethod.Limit;
 import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
 import dev.resilience.ratelimit.RateLimited;
@@ -96,9 +97,11 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 				Limit first = limits.get(i);
 				Limit second = limits.get(j);
 				if (first.limiter() == second.limiter() && first.keyText().equals(second.keyText())) {
-					throw new IllegalStateException(first.where() + " names the rate limiter '" + first.limiter().getName()
-							+ "' twice with the same key" + (first.keyText().isEmpty() ? "" : " '" + first.keyText() + "'")
-							+ "; a call would count twice against it");
+					throw new ResilienceConfigurationException(first.where() + " names the rate limiter '"
+							+ first.limiter().getName() + "' twice with the same key"
+							+ (first.keyText().isEmpty() ? "" : " '" + first.keyText() + "'")
+							+ "; a call would count twice against it",
+							"Remove one of the two @RateLimited, or give them different keys.");
 				}
 			}
 		}
@@ -108,7 +111,9 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		String where = "@RateLimited on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		if (name.isBlank()) {
-			throw new IllegalStateException(where + " names no rate limiter; set name (or value)");
+			throw new ResilienceConfigurationException(where + " names no rate limiter; set name (or value)",
+					"Set name (or value) to a rate limiter configured under resilience.rate-limiters "
+							+ this.registry.getNames() + ".");
 		}
 		AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the rate limiter",
 				"resilience.rate-limiters");
@@ -117,8 +122,10 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 			limiter.getSettings().checkCost(annotation.cost());
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": cost " + annotation.cost() + " is invalid for rate limiter '"
-					+ name + "': " + ex.getMessage(), ex);
+			throw new ResilienceConfigurationException(where + ": cost " + annotation.cost()
+					+ " is invalid for rate limiter '" + name + "': " + ex.getMessage(),
+					"Lower the cost, or raise the limits of resilience.rate-limiters." + name + " so that one call fits.",
+					ex);
 		}
 		String keyText = this.attributes.resolve(annotation.key(), where + " (key)");
 		MethodExpression key = keyText.isBlank() ? null : this.expressions.parse(keyText, method, where + " (key)");

@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
@@ -18,6 +19,7 @@ import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
 import dev.resilience.autoconfigure.support.ReturnKind;
@@ -63,12 +65,13 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		RetryPolicy policy = policy(annotation, name, where);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		if (!annotation.retryIfResult().isBlank() && ReturnKind.of(method, Retryable.class) == ReturnKind.FLUX) {
-			throw new IllegalStateException(where + " sets retryIfResult on a method returning a Flux, a stream with "
-					+ "no single result to judge; retry on failures (retryOn, retryIf) instead");
+			throw new ResilienceConfigurationException(where + " sets retryIfResult on a method returning a Flux, "
+					+ "a stream with no single result to judge; retry on failures (retryOn, retryIf) instead",
+					"Remove retryIfResult, and retry on failures (retryOn, retryIf) instead.");
 		}
 		return new RetryableMethod(this.registry.retry(retryName, policy), name,
-				expression(annotation.retryIf(), method, where + " (retryIf)"),
-				expression(annotation.retryIfResult(), method, where + " (retryIfResult)"),
+				expression(annotation.retryIf(), method, where + " (retryIf)", "exception"),
+				expression(annotation.retryIfResult(), method, where + " (retryIfResult)", "result"),
 				fallback(annotation, method, targetClass, where));
 	}
 
@@ -97,13 +100,18 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			return builder.build();
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + ": " + ex.getMessage(), ex);
+			throw new ResilienceConfigurationException(where + ": " + ex.getMessage(),
+					"Correct the annotation's attribute"
+							+ (name.isBlank() ? "" : ", or the property of resilience.retries." + name + ", named above")
+							+ ".",
+					ex);
 		}
 	}
 
-	private @Nullable MethodExpression expression(String text, Method method, String where) {
+	/** A condition over the arguments and the one variable its evaluation sets. */
+	private @Nullable MethodExpression expression(String text, Method method, String where, String variable) {
 		String resolved = this.attributes.resolve(text, where);
-		return resolved.isBlank() ? null : this.expressions.parse(resolved, method, where);
+		return resolved.isBlank() ? null : this.expressions.parse(resolved, method, where, Set.of(variable));
 	}
 
 	/**
@@ -136,20 +144,26 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 			String expected = Arrays.stream(parameters)
 				.map(Class::getSimpleName)
 				.collect(Collectors.joining(", ", name + "(", ((parameters.length > 0) ? ", " : "") + "<an exception>)"));
-			throw new IllegalStateException(where + " names the fallbackMethod '" + name + "', but "
-					+ userClass.getSimpleName() + " has no method " + expected);
+			throw new ResilienceConfigurationException(where + " names the fallbackMethod '" + name + "', but "
+					+ userClass.getSimpleName() + " has no method " + expected,
+					"Declare " + expected + " in " + userClass.getSimpleName()
+							+ ", returning what the method returns, or correct fallbackMethod.");
 		}
 		for (Method fallback : found) {
 			Class<?> failure = RetryableMethod.failureType(fallback);
 			if (Error.class.isAssignableFrom(failure)) {
-				throw new IllegalStateException(where + " names the fallbackMethod "
+				throw new ResilienceConfigurationException(where + " names the fallbackMethod "
 						+ AnnotationAttributeResolver.describe(fallback) + ", whose exception parameter "
-						+ failure.getSimpleName() + " never reaches it: Errors are thrown, never handed to a fallback");
+						+ failure.getSimpleName() + " never reaches it: Errors are thrown, never handed to a fallback",
+						"Make the last parameter of " + AnnotationAttributeResolver.describe(fallback)
+								+ " an Exception type.");
 			}
 			if (!fitsReturnType(method.getReturnType(), fallback.getReturnType())) {
-				throw new IllegalStateException(where + " names the fallbackMethod "
+				throw new ResilienceConfigurationException(where + " names the fallbackMethod "
 						+ AnnotationAttributeResolver.describe(fallback) + ", whose return type "
-						+ fallback.getReturnType().getSimpleName() + " does not fit " + method.getReturnType().getSimpleName());
+						+ fallback.getReturnType().getSimpleName() + " does not fit " + method.getReturnType().getSimpleName(),
+						"Make " + AnnotationAttributeResolver.describe(fallback) + " return "
+								+ method.getReturnType().getSimpleName() + " (or a subtype).");
 			}
 			ReflectionUtils.makeAccessible(fallback);
 		}

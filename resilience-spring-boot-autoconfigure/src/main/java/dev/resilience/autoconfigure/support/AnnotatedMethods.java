@@ -221,9 +221,11 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		Method method = AnnotatedMethodPointcut.specificMethod(invoked, targetClass);
 		int modifiers = method.getModifiers();
 		if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers) || Modifier.isFinal(modifiers)) {
-			throw new IllegalStateException("@" + this.pointcut.getAnnotationType().getSimpleName() + " on "
+			throw new ResilienceConfigurationException("@" + this.pointcut.getAnnotationType().getSimpleName() + " on "
 					+ AnnotationAttributeResolver.describe(method)
-					+ " would have no effect: Spring AOP cannot intercept a private, static or final method");
+					+ " would have no effect: Spring AOP cannot intercept a private, static or final method",
+					"Make " + AnnotationAttributeResolver.describe(method)
+							+ " a public (or protected) instance method that is not final, called through the bean.");
 		}
 		ReturnKind kind = ReturnKind.of(method, this.pointcut.getAnnotationType(),
 				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : null);

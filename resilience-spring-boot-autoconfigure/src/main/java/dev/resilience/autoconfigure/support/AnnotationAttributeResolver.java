@@ -19,6 +19,9 @@ import org.springframework.util.ClassUtils;
  */
 public final class AnnotationAttributeResolver {
 
+	private static final String DURATION_ACTION = "Write a duration that is not negative, such as 250ms, 5s, 1m or PT5S, "
+			+ "or a ${...} placeholder that resolves to one.";
+
 	private final @Nullable ConfigurableBeanFactory beanFactory;
 
 	/**
@@ -45,7 +48,8 @@ public final class AnnotationAttributeResolver {
 			return (resolved != null) ? resolved : "";
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("Cannot resolve '" + value + "' of " + where + ": " + ex.getMessage(), ex);
+			throw new ResilienceConfigurationException("Cannot resolve '" + value + "' of " + where + ": " + ex.getMessage(),
+					"Define the property the placeholder names, or give the placeholder a default: ${name:default}.", ex);
 		}
 	}
 
@@ -63,11 +67,12 @@ public final class AnnotationAttributeResolver {
 			duration = DurationStyle.detectAndParse(resolved);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("'" + resolved + "' of " + where
-					+ " is not a duration; use a form such as 250ms, 5s, 1m or PT5S", ex);
+			throw new ResilienceConfigurationException("'" + resolved + "' of " + where
+					+ " is not a duration; use a form such as 250ms, 5s, 1m or PT5S", DURATION_ACTION, ex);
 		}
 		if (duration.isNegative()) {
-			throw new IllegalStateException("'" + resolved + "' of " + where + " must not be negative");
+			throw new ResilienceConfigurationException("'" + resolved + "' of " + where + " must not be negative",
+					DURATION_ACTION);
 		}
 		return duration;
 	}
@@ -92,13 +97,19 @@ public final class AnnotationAttributeResolver {
 	 * @param where the annotation and method, for the message
 	 * @param what what is named, such as {@code the rate limiter}
 	 * @param prefix the properties it is configured under, such as {@code resilience.rate-limiters}
-	 * @throws IllegalStateException naming the method, the name and the configured names
+	 * @throws ResilienceConfigurationException naming the method, the name and the configured
+	 * names, with the closest of them when the name looks misspelled
 	 */
 	public static void checkConfigured(String name, Collection<String> configured, String where, String what,
 			String prefix) {
 		if (!configured.contains(name)) {
-			throw new IllegalStateException(where + " names " + what + " '" + name
-					+ "', which is not configured; configured under " + prefix + " are " + configured);
+			String closest = ClosestName.of(name, configured);
+			String action = ((closest != null) ? "Did you mean '" + closest + "'? " : "")
+					+ (configured.isEmpty() ? "Nothing is configured under " + prefix + "; "
+							: "Name one of " + configured + " in the annotation, or ")
+					+ "configure " + prefix + "." + name + ".";
+			throw new ResilienceConfigurationException(where + " names " + what + " '" + name
+					+ "', which is not configured; configured under " + prefix + " are " + configured, action);
 		}
 	}
 

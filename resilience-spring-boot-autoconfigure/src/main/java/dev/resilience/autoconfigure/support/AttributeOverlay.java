@@ -100,8 +100,8 @@ public final class AttributeOverlay {
 	 */
 	public <E> AttributeOverlay one(E[] values, String name, Consumer<E> setter) {
 		if (values.length > 1) {
-			throw new IllegalStateException(this.where + " (" + name + ") sets " + values.length
-					+ " values, but takes one at most");
+			throw new ResilienceConfigurationException(this.where + " (" + name + ") sets " + values.length
+					+ " values, but takes one at most", "Set " + name + " to one value, or leave it unset.");
 		}
 		if (values.length == 1) {
 			setter.accept(values[0]);

@@ -22,7 +22,8 @@ public interface MethodBinder<B> {
 	 * @param targetClass the class of the target bean, whose type-level annotations apply when
 	 * {@link AnnotatedMethodPointcut#reachedByTypeLevel(Method)}
 	 * @return the binding, or {@code null} when no annotation applies after all
-	 * @throws IllegalStateException naming the method when an annotation is wrong
+	 * @throws ResilienceConfigurationException naming the method when an annotation is wrong, and
+	 * saying what to change
 	 */
 	@Nullable B bind(Method method, Class<?> targetClass);
 

@@ -1,7 +1,11 @@
 package dev.resilience.autoconfigure.support;
 
 import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,7 +19,11 @@ import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
@@ -45,16 +53,35 @@ public final class MethodExpressionEvaluator {
 	}
 
 	/**
-	 * Parses an expression of one method's annotation. An expression that only names an
-	 * argument will read it directly at each call.
+	 * Parses an expression of one method's annotation that may name only the method's arguments
+	 * and beans. An expression that only names an argument will read it directly at each call.
 	 * @param expression the SpEL text
 	 * @param method the annotated method, whose parameters the expression may name
 	 * @param where what the expression belongs to, such as {@code @RateLimited on Foo.bar(String) (key)}
 	 * @return the parsed expression
-	 * @throws IllegalStateException naming {@code where} and the expression if it does not parse
+	 * @throws ResilienceConfigurationException naming {@code where} and the expression if it does
+	 * not parse or names a variable that is not an argument of the method
 	 */
 	public MethodExpression parse(String expression, Method method, String where) {
+		return parse(expression, method, where, Set.of());
+	}
+
+	/**
+	 * Parses an expression of one method's annotation, evaluated with extra variables besides the
+	 * arguments, such as {@code result}. An expression that only names an argument will read it
+	 * directly at each call.
+	 * @param expression the SpEL text
+	 * @param method the annotated method, whose parameters the expression may name
+	 * @param where what the expression belongs to, such as {@code @RateLimited on Foo.bar(String) (key)}
+	 * @param variables the names of the extra variables each evaluation sets
+	 * @return the parsed expression
+	 * @throws ResilienceConfigurationException naming {@code where} and the expression if it does
+	 * not parse or names a variable that is neither an argument of the method nor one of
+	 * {@code variables}: a misspelled argument would always be {@code null}
+	 */
+	public MethodExpression parse(String expression, Method method, String where, Set<String> variables) {
 		Expression parsed = parse(expression, where);
+		checkVariables(parsed, method, where, variables);
 		Matcher variable = VARIABLE.matcher(expression.trim());
 		if (variable.matches()) {
 			String name = variable.group(1);
@@ -64,6 +91,72 @@ public final class MethodExpressionEvaluator {
 			}
 		}
 		return new MethodExpression(this, parsed, method, null, -1);
+	}
+
+	/**
+	 * Refuses a variable the evaluation would not define: {@link MethodBasedEvaluationContext}
+	 * defines the arguments by name, {@code #p<i>} and {@code #a<i>}; SpEL itself {@code #root}
+	 * and {@code #this}; the caller, {@code variables}; the expression itself, those it assigns.
+	 */
+	private void checkVariables(Expression parsed, Method method, String where, Set<String> variables) {
+		if (!(parsed instanceof SpelExpression spel)) {
+			return;
+		}
+		Set<String> named = new LinkedHashSet<>();
+		Set<String> assigned = new LinkedHashSet<>();
+		collectVariables(spel.getAST(), named, assigned);
+		String[] names = this.parameterNames.getParameterNames(method);
+		List<String> arguments = (names != null) ? List.of(names) : List.of();
+		for (String name : named) {
+			if (!assigned.contains(name) && !variables.contains(name) && !name.equals("root") && !name.equals("this")
+					&& !arguments.contains(name) && !isPositional(name, method.getParameterCount())) {
+				throw unknownVariable(parsed.getExpressionString(), name, where, method, names, variables);
+			}
+		}
+	}
+
+	private static ResilienceConfigurationException unknownVariable(String expression, String name, String where,
+			Method method, String @Nullable [] names, Set<String> variables) {
+		// A Kotlin suspend function's names leave out its trailing Continuation.
+		List<String> arguments = new ArrayList<>();
+		for (int i = 0; i < ((names != null) ? names.length : method.getParameterCount()); i++) {
+			arguments.add((names != null) ? "#" + names[i] : "#p" + i);
+		}
+		List<String> given = variables.stream().sorted().map((variable) -> "#" + variable).toList();
+		List<String> known = new ArrayList<>(arguments);
+		known.addAll(given);
+		String closest = ClosestName.of("#" + name, known);
+		String message = "The SpEL expression '" + expression + "' of " + where + " names #" + name
+				+ ", which is not an argument of the method" + (given.isEmpty() ? "" : " nor a variable it is given")
+				+ "; the method's arguments are " + arguments + (given.isEmpty() ? "" : ", its variables " + given);
+		String action = ((closest != null) ? "Did you mean " + closest + "? " : "")
+				+ "Name an argument of the method, by its name or by its position (#p0 or #a0)"
+				+ (given.isEmpty() ? "" : ", or one of the variables " + given)
+				+ ((names == null && method.getParameterCount() > 0)
+						? "; to name arguments by their names, compile with -parameters" : "")
+				+ ".";
+		return new ResilienceConfigurationException(message, action);
+	}
+
+	private static void collectVariables(SpelNode node, Set<String> named, Set<String> assigned) {
+		if (node instanceof VariableReference) {
+			named.add(node.toStringAST().substring(1));
+		}
+		if (node instanceof Assign && node.getChildCount() > 0 && node.getChild(0) instanceof VariableReference target) {
+			assigned.add(target.toStringAST().substring(1));
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			collectVariables(node.getChild(i), named, assigned);
+		}
+	}
+
+	/** {@code p<i>} or {@code a<i>} for an index the method has. */
+	private static boolean isPositional(String name, int parameterCount) {
+		if (name.length() < 2 || (name.charAt(0) != 'p' && name.charAt(0) != 'a')) {
+			return false;
+		}
+		String index = name.substring(1);
+		return index.matches("0|[1-9][0-9]{0,8}") && Integer.parseInt(index) < parameterCount;
 	}
 
 	/**
@@ -92,15 +185,19 @@ public final class MethodExpressionEvaluator {
 	 * @param expression the SpEL text
 	 * @param where what the expression belongs to, such as {@code @RateLimited(key) on Foo.bar(String)}
 	 * @return the parsed expression
-	 * @throws IllegalStateException naming {@code where} and the expression if it does not parse
+	 * @throws ResilienceConfigurationException naming {@code where} and the expression if it does
+	 * not parse
 	 */
 	public Expression parse(String expression, String where) {
 		try {
 			return this.parser.parseExpression(expression);
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException(
-					"The SpEL expression '" + expression + "' of " + where + " does not parse: " + ex.getMessage(), ex);
+			throw new ResilienceConfigurationException(
+					"The SpEL expression '" + expression + "' of " + where + " does not parse: " + ex.getMessage(),
+					"Correct the expression: it is Spring Expression Language over the method's arguments (#name, "
+							+ "#p0, #a0) and beans (@name).",
+					ex);
 		}
 	}
 

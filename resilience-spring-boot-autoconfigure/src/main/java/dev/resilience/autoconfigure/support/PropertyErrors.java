@@ -9,7 +9,10 @@ import org.springframework.beans.BeanUtils;
  * name, a space, then what is wrong with it
  * ({@code resilience.rate-limiters.x.max-wait must not be negative but was PT-1S}). A message
  * about the entry as a whole, naming no single property of it, follows the entry's name and a
- * colon ({@code resilience.polls.x: unlimited max-attempts (-1) needs a timeout, ...}).
+ * colon ({@code resilience.polls.x: unlimited max-attempts (-1) needs a timeout, ...}). An
+ * {@code IllegalArgumentException} or {@code IllegalStateException} worded so that stops startup
+ * is shown by the starter's failure analyzer in Spring Boot's "APPLICATION FAILED TO START"
+ * report, its Description the message and its Action naming the property to correct.
  */
 public final class PropertyErrors {
 

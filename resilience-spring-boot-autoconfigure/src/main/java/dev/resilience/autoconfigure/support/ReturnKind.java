@@ -110,10 +110,13 @@ public enum ReturnKind {
 		return BLOCKING;
 	}
 
-	private static IllegalStateException unsupported(Method method, Class<? extends Annotation> annotationType,
-			String type, String why) {
-		return new IllegalStateException("@" + annotationType.getSimpleName() + " on "
-				+ AnnotationAttributeResolver.describe(method) + " cannot handle its return type " + type + ": " + why);
+	private static ResilienceConfigurationException unsupported(Method method,
+			Class<? extends Annotation> annotationType, String type, String why) {
+		return new ResilienceConfigurationException("@" + annotationType.getSimpleName() + " on "
+				+ AnnotationAttributeResolver.describe(method) + " cannot handle its return type " + type + ": " + why,
+				"Return a value, a CompletionStage or CompletableFuture, a Mono or a Flux from "
+						+ AnnotationAttributeResolver.describe(method) + ", or remove @" + annotationType.getSimpleName()
+						+ " from it.");
 	}
 
 	/** Reactor's types, in a class of their own so that nothing loads them without Reactor. */

@@ -1,7 +1,9 @@
 package dev.resilience.autoconfigure.support;
 
 import java.lang.reflect.Method;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -9,6 +11,7 @@ import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.util.ReflectionUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
@@ -37,9 +40,9 @@ class MethodExpressionEvaluatorTests {
 		assertSpel("#customerId.toUpperCase()", "ALICE");
 		assertSpel("#customerId + '-' + #orderId", "alice-42");
 		assertSpel("@tenant", "acme");
-		assertSpel("#p2", null);
-		assertSpel("#unknown", null);
 		assertSpel("#root", null);
+		assertSpel("{'a', 'bb'}.?[#this.length() > 1][0]", "bb");
+		assertSpel("(#copy = #customerId) + #copy", "alicealice");
 		assertSpel("'constant'", "constant");
 	}
 
@@ -57,6 +60,45 @@ class MethodExpressionEvaluatorTests {
 		assertThat(this.evaluator.parse("#separator", join, "test").getParameterIndex()).hasValue(0);
 	}
 
+	/** A misspelled argument would be null at every call: a shared bucket, a condition never met. */
+	@Test
+	void variableThatIsNoArgumentShouldFailNamingTheMethodTheExpressionAndTheArguments() {
+		assertThatExceptionOfType(ResilienceConfigurationException.class)
+			.isThrownBy(() -> this.evaluator.parse("#customerID", FETCH, "@RateLimited on Client.fetch(String, long) (key)"))
+			.withMessage("The SpEL expression '#customerID' of @RateLimited on Client.fetch(String, long) (key) names "
+					+ "#customerID, which is not an argument of the method; the method's arguments are [#customerId, #orderId]")
+			.satisfies((ex) -> assertThat(ex.getAction()).isEqualTo("Did you mean #customerId? Name an argument of the "
+					+ "method, by its name or by its position (#p0 or #a0)."));
+		assertThatExceptionOfType(ResilienceConfigurationException.class)
+			.isThrownBy(() -> this.evaluator.parse("#customerId + #ordrId.toString()", FETCH, "test"))
+			.withMessageContaining("names #ordrId,");
+		assertThatExceptionOfType(ResilienceConfigurationException.class)
+			.isThrownBy(() -> this.evaluator.parse("#p2", FETCH, "test"))
+			.withMessageContaining("names #p2,");
+		assertThatExceptionOfType(ResilienceConfigurationException.class)
+			.isThrownBy(() -> this.evaluator.parse("#result", FETCH, "test"))
+			.withMessageContaining("names #result,");
+	}
+
+	@Test
+	void variableThatIsNeitherArgumentNorGivenShouldListBoth() {
+		assertThatExceptionOfType(ResilienceConfigurationException.class)
+			.isThrownBy(() -> this.evaluator.parse("#reslt == 'DONE'", FETCH, "test", Set.of("result")))
+			.withMessage("The SpEL expression '#reslt == 'DONE'' of test names #reslt, which is not an argument of the "
+					+ "method nor a variable it is given; the method's arguments are [#customerId, #orderId], its "
+					+ "variables [#result]")
+			.satisfies((ex) -> assertThat(ex.getAction()).startsWith("Did you mean #result? ")
+				.endsWith(", or one of the variables [#result]."));
+	}
+
+	@Test
+	void argumentsPositionsRootThisBeansAndGivenVariablesShouldBeAccepted() {
+		for (String text : List.of("#p1", "#a0", "#root", "#this", "@tenant", "#customerId.length() > #orderId",
+				"#exception.message + #p0")) {
+			assertThat(this.evaluator.parse(text, FETCH, "test", Set.of("exception")).getExpressionString()).isEqualTo(text);
+		}
+	}
+
 	@Test
 	void expressionThatDoesNotParseShouldFailNamingWhereItIs() {
 		assertThatIllegalStateException().isThrownBy(() -> this.evaluator.parse("#customerId +", FETCH, "the test"))
@@ -65,7 +107,7 @@ class MethodExpressionEvaluatorTests {
 
 	@Test
 	void conditionShouldGiveTheBooleanOverArgumentsAndVariables() {
-		MethodExpression condition = this.evaluator.parse("#result == #customerId", FETCH, "test");
+		MethodExpression condition = this.evaluator.parse("#result == #customerId", FETCH, "test", Set.of("result"));
 		assertThat(condition.evaluateCondition(ARGUMENTS, Map.of("result", "alice"))).isTrue();
 		assertThat(condition.evaluateCondition(ARGUMENTS, Map.of("result", "bob"))).isFalse();
 	}
@@ -75,7 +117,7 @@ class MethodExpressionEvaluatorTests {
 		MethodExpression notBoolean = this.evaluator.parse("#orderId", FETCH, "test");
 		assertThatIllegalStateException().isThrownBy(() -> notBoolean.evaluateCondition(ARGUMENTS, Map.of()))
 			.withMessage("The condition '#orderId' of " + FETCH + " must give true or false, but gave 42");
-		MethodExpression nothing = this.evaluator.parse("#result", FETCH, "test");
+		MethodExpression nothing = this.evaluator.parse("#result", FETCH, "test", Set.of("result"));
 		assertThatIllegalStateException().isThrownBy(() -> nothing.evaluateCondition(ARGUMENTS, Map.of()))
 			.withMessageEndingWith("but gave null");
 	}
