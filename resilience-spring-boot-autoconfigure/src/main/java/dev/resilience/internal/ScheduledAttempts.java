@@ -170,6 +170,21 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 	}
 
 	/**
+	 * Runs a continuation on the executor, or on this thread when the executor refuses it (it is
+	 * shut down): nothing else would run it, and what it completes or gives back would be lost.
+	 * @param executor runs the continuation
+	 * @param continuation the continuation
+	 */
+	public static void execute(Executor executor, Runnable continuation) {
+		try {
+			executor.execute(continuation);
+		}
+		catch (RejectedExecutionException ex) {
+			continuation.run();
+		}
+	}
+
+	/**
 	 * Runs an action when a stage completes: at once, on this thread, when it is complete already;
 	 * else on the executor, so that the action never runs on the thread that completes the stage
 	 * (such as an HTTP client's I/O thread). When the executor refuses the task (it is shut down),
@@ -186,14 +201,7 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 			future.whenComplete(action);
 			return;
 		}
-		future.whenComplete((value, failure) -> {
-			try {
-				executor.execute(() -> action.accept(value, failure));
-			}
-			catch (RejectedExecutionException ex) {
-				action.accept(value, failure);
-			}
-		});
+		future.whenComplete((value, failure) -> execute(executor, () -> action.accept(value, failure)));
 	}
 
 	private void outcome(@Nullable Object value, @Nullable Throwable failure) {
