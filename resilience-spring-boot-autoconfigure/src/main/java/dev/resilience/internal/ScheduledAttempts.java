@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * possibly on a foreign thread (an HTTP client's I/O thread), is judged on the scheduler; one
  * that is already complete when returned is judged at once, on the thread that made the attempt.
  * When the scheduler refuses a task, the outcome is judged on the thread at hand rather than
- * lost, and a refused delay goes to {@link #rejected(RejectedExecutionException)}.
+ * lost, and a refused delay goes to {@link #rejected(RejectedExecutionException)}, as does a delay
+ * that a scheduler knowing {@link RefusableTask} drops at its shutdown.
  * <p>
  * <b>Cancellation.</b> Cancelling {@link #future()} cancels the pending delay's task and the
  * running attempt's stage ({@code toCompletableFuture().cancel(true)}); no attempt starts after
@@ -114,8 +115,9 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 	protected abstract void judge(@Nullable Object value, @Nullable Throwable failure) throws Throwable;
 
 	/**
-	 * Called when the scheduler refuses the next attempt's delay, such as when it is shut down.
-	 * Fails the call with the refusal unless overridden.
+	 * Called when the scheduler refuses the next attempt's delay, such as when it is shut down, or
+	 * drops it unrun at its shutdown (a scheduler that knows {@link RefusableTask}). Fails the call
+	 * with the refusal unless overridden.
 	 * @param refusal the scheduler's exception
 	 */
 	protected void rejected(RejectedExecutionException refusal) {
@@ -130,7 +132,8 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 		Future<?> previous = this.pending.get();
 		ScheduledFuture<?> task;
 		try {
-			task = this.scheduler.schedule(this::attemptNow, delayNanos, TimeUnit.NANOSECONDS);
+			task = this.scheduler.schedule(RefusableTask.of(this::attemptNow, this::rejected), delayNanos,
+					TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			rejected(ex);

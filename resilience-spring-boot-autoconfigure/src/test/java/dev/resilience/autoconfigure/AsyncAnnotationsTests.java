@@ -8,6 +8,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,7 @@ import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollUntil;
 import dev.resilience.pool.CheckoutTimeoutException;
@@ -43,6 +46,7 @@ import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -71,6 +75,8 @@ class AsyncAnnotationsTests {
 				"resilience.retries.partner.retry-on=java.io.IOException", "resilience.retries.slow.max-retries=1",
 				"resilience.retries.slow.delay=1s", "resilience.retries.slow.jitter=none",
 				"resilience.polls.status.delay=5ms", "resilience.polls.status.max-attempts=5",
+				"resilience.polls.hourly.delay=1h", "resilience.polls.hourly.max-delay=1h",
+				"resilience.polls.hourly.max-attempts=2",
 				"resilience.pools.narrow.max-size=1", "resilience.pools.pair.max-size=2");
 
 	@BeforeAll
@@ -140,6 +146,77 @@ class AsyncAnnotationsTests {
 	}
 
 	@Test
+	void retryWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<String> waiting = service.slowStage();
+			assertThat(waiting).isNotDone();
+			// As closing the context does: the delay's task is dropped, and the call told.
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			Throwable failure = catchThrowableOfType(ExecutionException.class, waiting::get).getCause();
+			assertThat(failure).isInstanceOf(IOException.class).hasMessage("down");
+			assertThat(RetriesExhaustedException.of(failure).getMessage()).startsWith("Tried 1 time over ")
+				.endsWith("; stopped because the scheduler refused the next attempt (resilienceScheduler was shut down)");
+			assertThat(service.calls().get()).isOne();
+		});
+	}
+
+	@Test
+	void retryStartedAfterTheSchedulerIsShutDownFails() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(service.slowStage()).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.withCauseInstanceOf(IOException.class);
+			StepVerifier.create(service.slowMono()).verifyError(IOException.class);
+		});
+	}
+
+	@Test
+	void retryOfAMonoWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			StepVerifier.create(service.slowMono())
+				.then(() -> context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class)
+					.shutdownNow())
+				.expectErrorSatisfies((failure) -> assertThat(RetriesExhaustedException.of(failure).getMessage())
+					.endsWith("(resilienceScheduler was shut down)"))
+				.verify(Duration.ofSeconds(5));
+			assertThat(service.calls().get()).isOne();
+		});
+	}
+
+	@Test
+	void pollWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<Integer> waiting = service.hourlyStage();
+			assertThat(waiting).isNotDone();
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			assertThat(catchThrowableOfType(ExecutionException.class, waiting::get).getCause())
+				.isInstanceOf(RejectedExecutionException.class)
+				.hasMessage("Poll 'hourly' stopped after 1 attempt: its scheduler refused the next one "
+						+ "(resilienceScheduler was shut down)");
+		});
+	}
+
+	@Test
+	void pollOfAMonoCancelsAnAttemptStillRunningAtTheTimeout() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			AtomicInteger cancelled = new AtomicInteger();
+			StepVerifier.create(service.hangingMono(cancelled).subscribeOn(Schedulers.parallel()))
+				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(PollExhaustedException.class)
+					.hasMessage("Tried 1 time over 0ms, but condition was never met within the timeout of 200ms"))
+				.verify(Duration.ofSeconds(5));
+			assertThat(cancelled).hasValue(1);
+		});
+	}
+
+	@Test
 	void monoAssembledFiveTimesOnALimitOfThreeAdmitsThreeSubscriptions() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
@@ -178,6 +255,19 @@ class AsyncAnnotationsTests {
 			assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("first");
 			assertThat(service.singleStage(CompletableFuture.completedFuture("third")).get(5, TimeUnit.SECONDS))
 				.isEqualTo("third");
+		});
+	}
+
+	@Test
+	void aRateLimitedStageFailedWithAnExecutionExceptionFailsWithIt() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			ExecutionException failure = new ExecutionException(new IOException("inside"));
+			// Only the CompletionException a dependent stage adds is taken off: this one is the method's.
+			assertThat(service.singleStage(CompletableFuture.failedFuture(failure))).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.havingCause()
+				.isSameAs(failure);
 		});
 	}
 
@@ -352,6 +442,24 @@ class AsyncAnnotationsTests {
 			int call = this.calls.incrementAndGet();
 			return (call == 1) ? CompletableFuture.failedFuture(new IOException("down"))
 					: CompletableFuture.completedFuture("ok after " + call);
+		}
+
+		@Retryable(name = "slow")
+		public Mono<String> slowMono() {
+			return Mono.defer(() -> {
+				this.calls.incrementAndGet();
+				return Mono.error(new IOException("down"));
+			});
+		}
+
+		@PollUntil(name = "hourly", until = "#result >= 100")
+		public CompletableFuture<Integer> hourlyStage() {
+			return CompletableFuture.completedFuture(this.counter.incrementAndGet());
+		}
+
+		@PollUntil(timeout = "200ms")
+		public Mono<Integer> hangingMono(AtomicInteger cancelled) {
+			return Mono.<Integer>never().doOnCancel(cancelled::incrementAndGet);
 		}
 
 		@Retryable(name = "partner")
