@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.RefusableTask;
 import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitRequest;
@@ -170,8 +171,9 @@ final class AsyncAcquisition {
 							return;
 						}
 						try {
-							waiting.waitFor(this.scheduler.schedule(() -> resume(waiting, null, null), nanos,
-									TimeUnit.NANOSECONDS));
+							// Dropped unrun at the scheduler's shutdown, the wait fails rather than never ends.
+							waiting.waitFor(this.scheduler.schedule(RefusableTask.of(() -> resume(waiting, null, null),
+									(refusal) -> resume(waiting, null, refusal)), nanos, TimeUnit.NANOSECONDS));
 						}
 						catch (RuntimeException ex) {
 							resume(waiting, null, ex);
