@@ -514,10 +514,12 @@ public final class Poller<T> {
 			if (future().isDone() || !this.inFlight.compareAndSet(running, CUT_SHORT)) {
 				return;
 			}
+			// Cancelled first, so the caller learns of the end once the attempt is stopped; the
+			// outcome the cancellation gives is the attempt's no longer, as the deadline claimed it.
+			running.cancel(true);
 			PollState<T> next = Poller.this.cutShort(this.state, this.startedAt);
 			observed(this.observation, next);
 			fail(new PollExhaustedException(next.getHistory(), Poller.this.settings.timeout()));
-			running.cancel(true);
 		}
 
 		private void cancelDeadline() {
