@@ -1,10 +1,14 @@
 package dev.resilience.autoconfigure;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -189,6 +193,21 @@ class AsyncAnnotationsTests {
 	}
 
 	@Test
+	void waitForASlotFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.pacedStage().get(5, TimeUnit.SECONDS)).isEqualTo("paced");
+			CompletableFuture<String> waiting = service.pacedStage();
+			assertThat(waiting).isNotDone();
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			assertThat(catchThrowableOfType(ExecutionException.class, waiting::get).getCause())
+				.isInstanceOf(RejectedExecutionException.class)
+				.hasMessage("resilienceScheduler was shut down");
+		});
+	}
+
+	@Test
 	void pollWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
@@ -368,6 +387,8 @@ class AsyncAnnotationsTests {
 			ExecutorService executor = Executors.newFixedThreadPool(threads);
 			CountDownLatch done = new CountDownLatch(threads);
 			AtomicInteger admittedOrRejected = new AtomicInteger();
+			// Asserted here, not on the executor's threads, where a failed assertion would only end the thread.
+			Queue<String> unended = new ConcurrentLinkedQueue<>();
 			for (int t = 0; t < threads; t++) {
 				executor.execute(() -> {
 					try {
@@ -384,7 +405,10 @@ class AsyncAnnotationsTests {
 							if (ThreadLocalRandom.current().nextBoolean()) {
 								subscription.dispose();
 							}
-							assertThat(finished.await(5, TimeUnit.SECONDS)).as("the call ended").isTrue();
+							if (!finished.await(5, TimeUnit.SECONDS)) {
+								unended.add("A call " + (subscription.isDisposed() ? "disposed" : "not disposed")
+										+ " neither ended nor was cancelled within 5 s; the threads then:\n" + threadDump());
+							}
 						}
 					}
 					catch (InterruptedException ex) {
@@ -396,6 +420,7 @@ class AsyncAnnotationsTests {
 				});
 			}
 			assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+			assertThat(unended).isEmpty();
 			executor.shutdown();
 			// Every permit and connection is back: both permits of "crowd" and both connections of
 			// "pair" can be taken at once again.
@@ -412,6 +437,18 @@ class AsyncAnnotationsTests {
 			assertThat(b.get(5, TimeUnit.SECONDS)).isEqualTo("b");
 			assertThat(admittedOrRejected.get()).isLessThanOrEqualTo(threads * callsPerThread);
 		});
+	}
+
+	private static String threadDump() {
+		StringBuilder dump = new StringBuilder();
+		for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+			dump.append('"').append(thread.getThreadName()).append("\" ").append(thread.getThreadState());
+			dump.append((thread.getLockName() != null) ? " on " + thread.getLockName() : "").append('\n');
+			for (StackTraceElement frame : thread.getStackTrace()) {
+				dump.append("\tat ").append(frame).append('\n');
+			}
+		}
+		return dump.toString();
 	}
 
 	static class AsyncService {
