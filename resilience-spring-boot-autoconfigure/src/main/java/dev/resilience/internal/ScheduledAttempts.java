@@ -28,7 +28,8 @@ import org.jspecify.annotations.Nullable;
  * possibly on a foreign thread (an HTTP client's I/O thread), is judged on the scheduler; one
  * that is already complete when returned is judged at once, on the thread that made the attempt.
  * When the scheduler refuses a task, the outcome is judged on the thread at hand rather than
- * lost, and a refused delay goes to {@link #rejected(RejectedExecutionException)}.
+ * lost, and a refused delay goes to {@link #rejected(RejectedExecutionException)}, as does a delay
+ * that a scheduler knowing {@link RefusableTask} drops at its shutdown.
  * <p>
  * <b>Cancellation.</b> Cancelling {@link #future()} cancels the pending delay's task and the
  * running attempt's stage ({@code toCompletableFuture().cancel(true)}); no attempt starts after
@@ -114,8 +115,9 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 	protected abstract void judge(@Nullable Object value, @Nullable Throwable failure) throws Throwable;
 
 	/**
-	 * Called when the scheduler refuses the next attempt's delay, such as when it is shut down.
-	 * Fails the call with the refusal unless overridden.
+	 * Called when the scheduler refuses the next attempt's delay, such as when it is shut down, or
+	 * drops it unrun at its shutdown (a scheduler that knows {@link RefusableTask}). Fails the call
+	 * with the refusal unless overridden.
 	 * @param refusal the scheduler's exception
 	 */
 	protected void rejected(RejectedExecutionException refusal) {
@@ -130,7 +132,8 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 		Future<?> previous = this.pending.get();
 		ScheduledFuture<?> task;
 		try {
-			task = this.scheduler.schedule(this::attemptNow, delayNanos, TimeUnit.NANOSECONDS);
+			task = this.scheduler.schedule(RefusableTask.of(this::attemptNow, this::rejected), delayNanos,
+					TimeUnit.NANOSECONDS);
 		}
 		catch (RejectedExecutionException ex) {
 			rejected(ex);
@@ -170,6 +173,21 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 	}
 
 	/**
+	 * Runs a continuation on the executor, or on this thread when the executor refuses it (it is
+	 * shut down): nothing else would run it, and what it completes or gives back would be lost.
+	 * @param executor runs the continuation
+	 * @param continuation the continuation
+	 */
+	public static void execute(Executor executor, Runnable continuation) {
+		try {
+			executor.execute(continuation);
+		}
+		catch (RejectedExecutionException ex) {
+			continuation.run();
+		}
+	}
+
+	/**
 	 * Runs an action when a stage completes: at once, on this thread, when it is complete already;
 	 * else on the executor, so that the action never runs on the thread that completes the stage
 	 * (such as an HTTP client's I/O thread). When the executor refuses the task (it is shut down),
@@ -186,14 +204,7 @@ public abstract class ScheduledAttempts<T extends @Nullable Object> {
 			future.whenComplete(action);
 			return;
 		}
-		future.whenComplete((value, failure) -> {
-			try {
-				executor.execute(() -> action.accept(value, failure));
-			}
-			catch (RejectedExecutionException ex) {
-				action.accept(value, failure);
-			}
-		});
+		future.whenComplete((value, failure) -> execute(executor, () -> action.accept(value, failure)));
 	}
 
 	private void outcome(@Nullable Object value, @Nullable Throwable failure) {

@@ -16,7 +16,8 @@ import dev.resilience.internal.DurationText;
  * @param fulfilled whether its value met the condition
  * @param value the value it returned, or {@code null} when it threw
  * @param exception the exception it threw and that was ignored
- * ({@link PollSettings#ignoreExceptions()}), or {@code null} when it returned a value
+ * ({@link PollSettings#ignoreExceptions()}), or the {@link java.util.concurrent.TimeoutException}
+ * of an asynchronous attempt still running at the timeout; {@code null} when it returned a value
  */
 public record PollAttempt<T>(int number, Duration delayBefore, boolean fulfilled, @Nullable T value,
 		@Nullable Exception exception) {

@@ -13,7 +13,8 @@ import dev.resilience.internal.DurationText;
  * {@code application.yml} takes a duration, rounded to the millisecond ({@code 100ms},
  * {@code 1530ms}, {@code 2m}). When the timeout ended the poll, the message adds
  * {@code within the timeout of 2s}. When the last attempt threw an exception that was ignored,
- * that exception is the cause.
+ * that exception is the cause; when it was an asynchronous attempt still running at the timeout,
+ * and cancelled then, a {@link java.util.concurrent.TimeoutException} saying so.
  */
 public class PollExhaustedException extends RuntimeException {
 

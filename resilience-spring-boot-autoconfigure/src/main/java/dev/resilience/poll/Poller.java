@@ -7,10 +7,13 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -21,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 import dev.resilience.Sleeper;
 import dev.resilience.Ticker;
 import dev.resilience.internal.Causes;
+import dev.resilience.internal.DurationText;
 import dev.resilience.internal.Durations;
 import dev.resilience.internal.Listeners;
 import dev.resilience.internal.ScheduledAttempts;
@@ -47,7 +51,10 @@ import dev.resilience.retry.Backoff;
  * <p>
  * <b>Timeout.</b> Counted from the start of the first attempt. An attempt that would begin past
  * it is not made: the poll ends at once, exhausted, rather than waiting in vain, so it never
- * outlasts its timeout by more than its last attempt, which is never cut short.
+ * outlasts its timeout by more than its last attempt. An attempt that blocks is never cut short;
+ * an attempt's stage ({@link #awaitAsync(Supplier, ScheduledExecutorService)}) still running at the
+ * timeout is cancelled, and the poll ends exhausted then, the attempt counted as unmet with a
+ * {@link TimeoutException}.
  * <p>
  * <b>Exceptions.</b> An exception of the supplier ends the poll as itself, unless
  * {@link PollSettings#ignoreExceptions()}: then it counts as an unmet attempt and is recorded in
@@ -164,16 +171,26 @@ public final class Poller<T> {
 		T value = null;
 		Exception failure = null;
 		try {
-			value = this.supplier.get();
+			value = supply();
+		}
+		catch (Exception ex) {
+			failure = ex;
+		}
+		return judge(state, startedAt, value, failure);
+	}
+
+	/** Calls the supplier once. */
+	private T supply() {
+		try {
+			return this.supplier.get();
 		}
 		catch (Exception ex) {
 			if (this.settings.ignoreExceptions() && Causes.isInterruption(ex)) {
 				// Someone wants this thread to stop: ignoring that would poll on against their will.
 				Thread.currentThread().interrupt();
 			}
-			failure = ex;
+			throw ex;
 		}
-		return judge(state, startedAt, value, failure);
 	}
 
 	/**
@@ -226,6 +243,23 @@ public final class Poller<T> {
 		if (next.isDone()) {
 			tellListeners(next);
 		}
+		return next;
+	}
+
+	/**
+	 * The state after an asynchronous attempt still running at the timeout: the attempt counts, as
+	 * unmet, with a {@link TimeoutException} as its exception, and the poll is exhausted by its
+	 * timeout. Listeners are told.
+	 */
+	private PollState<T> cutShort(PollState<T> state, long startedAt) {
+		int number = state.getAttemptCount() + 1;
+		Duration timeout = Objects.requireNonNull(this.settings.timeout());
+		TimeoutException unfinished = new TimeoutException(
+				"Attempt " + number + " was still running at the timeout of " + DurationText.of(timeout));
+		PollAttempt<T> attempt = new PollAttempt<>(number, Objects.requireNonNull(state.nextDelay()), false, null,
+				unfinished);
+		PollState<T> next = state.next(attempt, startedAt, null, true);
+		tellListeners(next);
 		return next;
 	}
 
@@ -342,14 +376,29 @@ public final class Poller<T> {
 	 * thread is blocked between attempts. The first attempt is scheduled at once.
 	 * @param scheduler runs the attempts
 	 * @return a future completed with the value that met the condition, or exceptionally with
-	 * {@link PollExhaustedException} or what an attempt threw; cancelling it stops the polling,
-	 * as does the scheduler's shutdown
+	 * {@link PollExhaustedException} or what an attempt threw; cancelling it stops the polling; a
+	 * scheduler that refuses the next attempt (shut down) fails it with a
+	 * {@link RejectedExecutionException} naming the poll
 	 */
 	public CompletableFuture<T> awaitAsync(ScheduledExecutorService scheduler) {
-		AsyncPoll poll = new AsyncPoll(scheduler);
-		observe(poll.future, poll.observation);
-		poll.schedule(initialState());
-		return poll.future;
+		AsyncPoll poll = new AsyncPoll(this::supplied, scheduler);
+		observe(poll.future(), poll.observation);
+		poll.attemptSoon();
+		return poll.future();
+	}
+
+	/**
+	 * One call of the supplier as a stage. What it throws fails the stage wrapped once more in a
+	 * {@link CompletionException}, which the driver takes off again: the attempt is judged with
+	 * exactly what the supplier threw, as {@link #await()} judges it.
+	 */
+	private CompletionStage<T> supplied() {
+		try {
+			return CompletableFuture.completedFuture(supply());
+		}
+		catch (Exception ex) {
+			return CompletableFuture.failedFuture(new CompletionException(ex));
+		}
 	}
 
 	/** Stops a poll's observation when its future completes, however it does. */
@@ -371,12 +420,13 @@ public final class Poller<T> {
 	 * @param attempts makes one attempt and returns its stage
 	 * @param scheduler runs the delays and the attempts after the first
 	 * @return a future completed with the value that met the condition, or exceptionally with
-	 * {@link PollExhaustedException} or what an attempt failed with; cancelling it cancels the
-	 * pending delay and the running attempt's stage, and no further attempt starts
+	 * {@link PollExhaustedException} (at the timeout at the latest, cancelling an attempt's stage
+	 * still running then) or what an attempt failed with; cancelling it cancels the pending delay
+	 * and the running attempt's stage, and no further attempt starts
 	 */
 	public CompletableFuture<T> awaitAsync(Supplier<? extends CompletionStage<? extends T>> attempts,
 			ScheduledExecutorService scheduler) {
-		StagePoll poll = new StagePoll(Objects.requireNonNull(attempts, "attempts"), scheduler);
+		AsyncPoll poll = new AsyncPoll(Objects.requireNonNull(attempts, "attempts"), scheduler);
 		observe(poll.future(), poll.observation);
 		poll.attemptNow();
 		return poll.future();
@@ -393,100 +443,99 @@ public final class Poller<T> {
 		throw new PollExhaustedException(state.getHistory(), state.isTimedOut() ? this.settings.timeout() : null);
 	}
 
-	/** One poll on a scheduler: the future and the next scheduled attempt, which a cancel stops. */
-	private final class AsyncPoll {
+	/**
+	 * One asynchronous poll: the judging step driven by {@link ScheduledAttempts}, for attempts that
+	 * are stages or calls of the supplier. An attempt still running at the timeout is cut short.
+	 */
+	private final class AsyncPoll extends ScheduledAttempts<T> {
 
-		private final ScheduledExecutorService scheduler;
-
-		private final CompletableFuture<T> future = new CompletableFuture<>();
-
-		private final AtomicReference<@Nullable Future<?>> scheduled = new AtomicReference<>();
-
-		/** Started on the caller's thread, so the caller's observation is its parent. */
-		final Observation observation = Poller.this.observations.start(ResilienceObservation.POLL, Poller.this.name,
-				null, null);
-
-		AsyncPoll(ScheduledExecutorService scheduler) {
-			this.scheduler = scheduler;
-			this.future.whenComplete((value, failure) -> cancelPendingIfCancelled());
-		}
-
-		void schedule(PollState<T> state) {
-			Future<?> previous = this.scheduled.get();
-			try {
-				Future<?> task = this.scheduler.schedule(() -> attempt(state), nanos(state), TimeUnit.NANOSECONDS);
-				// The task may have run already, on another thread, and scheduled the next one:
-				// then that one is the pending task, and must not be replaced by this finished one.
-				this.scheduled.compareAndSet(previous, task);
-			}
-			catch (RuntimeException ex) {
-				// Such as a RejectedExecutionException from a scheduler that was shut down.
-				this.future.completeExceptionally(ex);
-			}
-			// Cancelled while scheduling: the whenComplete above may have missed this task.
-			cancelPendingIfCancelled();
-		}
-
-		private void cancelPendingIfCancelled() {
-			Future<?> pending = this.scheduled.get();
-			if (this.future.isCancelled() && pending != null) {
-				pending.cancel(false);
-			}
-		}
-
-		private void attempt(PollState<T> state) {
-			if (this.future.isDone()) {
-				return;
-			}
-			PollState<T> next;
-			try {
-				next = Poller.this.attempt(state, this.observation);
-			}
-			catch (Throwable ex) {
-				this.future.completeExceptionally(ex);
-				return;
-			}
-			if (!next.isDone()) {
-				schedule(next);
-				return;
-			}
-			try {
-				this.future.complete(result(next));
-			}
-			catch (PollExhaustedException ex) {
-				this.future.completeExceptionally(ex);
-			}
-		}
-
-	}
-
-	/** One poll of stages: the judging step driven by {@link ScheduledAttempts}. */
-	private final class StagePoll extends ScheduledAttempts<T> {
+		/** What {@link #inFlight} holds once the deadline has ended the attempt in flight. */
+		private static final Object CUT_SHORT = new Object();
 
 		private final Supplier<? extends CompletionStage<? extends T>> attempts;
+
+		private final ScheduledExecutorService scheduler;
 
 		private PollState<T> state = initialState();
 
 		private long startedAt;
 
+		/**
+		 * The stage of an attempt in flight that the deadline may cut short, until its outcome or
+		 * the deadline claims it: each ends the attempt only if it takes it from the other.
+		 */
+		private final AtomicReference<@Nullable Object> inFlight = new AtomicReference<>();
+
+		/** The deadline of the attempt in flight, cancelled once it ended. */
+		private volatile @Nullable Future<?> deadline;
+
 		/** Started on the caller's thread, so the caller's observation is its parent. */
 		final Observation observation = Poller.this.observations.start(ResilienceObservation.POLL, Poller.this.name,
 				null, null);
 
-		StagePoll(Supplier<? extends CompletionStage<? extends T>> attempts, ScheduledExecutorService scheduler) {
+		AsyncPoll(Supplier<? extends CompletionStage<? extends T>> attempts, ScheduledExecutorService scheduler) {
 			super(scheduler);
 			this.attempts = attempts;
+			this.scheduler = scheduler;
+			future().whenComplete((value, failure) -> cancelDeadline());
+		}
+
+		/** Schedules the first attempt at once, as {@link #awaitAsync(ScheduledExecutorService)} does. */
+		void attemptSoon() {
+			attemptAfter(0);
 		}
 
 		@Override
 		protected CompletionStage<?> invoke() {
 			this.startedAt = attemptStarting(this.state);
-			return this.attempts.get();
+			CompletionStage<? extends T> stage = this.attempts.get();
+			Duration timeout = Poller.this.settings.timeout();
+			CompletableFuture<? extends T> running = (stage != null) ? stage.toCompletableFuture() : null;
+			if (timeout != null && running != null && !running.isDone()) {
+				armDeadline(running, timeout);
+			}
+			return stage;
+		}
+
+		/** Cuts the attempt short when it is still running at the poll's timeout. */
+		private void armDeadline(CompletableFuture<?> running, Duration timeout) {
+			this.inFlight.set(running);
+			long left = Durations.saturatedNanos(timeout) - (Poller.this.ticker.read() - this.startedAt);
+			try {
+				this.deadline = this.scheduler.schedule(() -> cutShort(running), Math.max(left, 0), TimeUnit.NANOSECONDS);
+			}
+			catch (RejectedExecutionException ex) {
+				// No deadline can be kept: the attempt runs to its end, as it did before it had one.
+				this.inFlight.set(null);
+			}
+		}
+
+		private void cutShort(CompletableFuture<?> running) {
+			if (future().isDone() || !this.inFlight.compareAndSet(running, CUT_SHORT)) {
+				return;
+			}
+			// Cancelled first, so the caller learns of the end once the attempt is stopped; the
+			// outcome the cancellation gives is the attempt's no longer, as the deadline claimed it.
+			running.cancel(true);
+			PollState<T> next = Poller.this.cutShort(this.state, this.startedAt);
+			observed(this.observation, next);
+			fail(new PollExhaustedException(next.getHistory(), Poller.this.settings.timeout()));
+		}
+
+		private void cancelDeadline() {
+			Future<?> deadline = this.deadline;
+			if (deadline != null) {
+				deadline.cancel(false);
+			}
 		}
 
 		@Override
 		@SuppressWarnings("unchecked")
 		protected void judge(@Nullable Object value, @Nullable Throwable failure) {
+			if (this.inFlight.getAndSet(null) == CUT_SHORT) {
+				return; // the deadline ended the poll
+			}
+			cancelDeadline();
 			PollState<T> next = Poller.this.judge(this.state, this.startedAt, (T) value, failure);
 			observed(this.observation, next);
 			this.state = next;
@@ -496,6 +545,14 @@ public final class Poller<T> {
 			else {
 				attemptAfter(nanos(next));
 			}
+		}
+
+		@Override
+		protected void rejected(RejectedExecutionException refusal) {
+			int attempts = this.state.getAttemptCount();
+			fail(new RejectedExecutionException("Poll '" + Poller.this.name + "' stopped after " + attempts
+					+ ((attempts == 1) ? " attempt" : " attempts") + ": its scheduler refused the next one ("
+					+ refusal.getMessage() + ")", refusal));
 		}
 
 	}

@@ -820,12 +820,7 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/** Runs a task on the scheduler, or here if the scheduler is shut down. */
 	void onScheduler(Runnable task) {
-		try {
-			this.scheduler.execute(task);
-		}
-		catch (RejectedExecutionException ex) {
-			task.run();
-		}
+		ScheduledAttempts.execute(this.scheduler, task);
 	}
 
 	ScheduledExecutorService scheduler() {

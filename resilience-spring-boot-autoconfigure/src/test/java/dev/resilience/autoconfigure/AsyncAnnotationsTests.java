@@ -1,13 +1,19 @@
 package dev.resilience.autoconfigure;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +36,7 @@ import dev.resilience.autoconfigure.poll.PollAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
 import dev.resilience.autoconfigure.retry.RetryAutoConfiguration;
+import dev.resilience.autoconfigure.support.ContinuationScheduler;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollUntil;
 import dev.resilience.pool.CheckoutTimeoutException;
@@ -43,6 +50,7 @@ import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -71,6 +79,8 @@ class AsyncAnnotationsTests {
 				"resilience.retries.partner.retry-on=java.io.IOException", "resilience.retries.slow.max-retries=1",
 				"resilience.retries.slow.delay=1s", "resilience.retries.slow.jitter=none",
 				"resilience.polls.status.delay=5ms", "resilience.polls.status.max-attempts=5",
+				"resilience.polls.hourly.delay=1h", "resilience.polls.hourly.max-delay=1h",
+				"resilience.polls.hourly.max-attempts=2",
 				"resilience.pools.narrow.max-size=1", "resilience.pools.pair.max-size=2");
 
 	@BeforeAll
@@ -140,6 +150,92 @@ class AsyncAnnotationsTests {
 	}
 
 	@Test
+	void retryWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<String> waiting = service.slowStage();
+			assertThat(waiting).isNotDone();
+			// As closing the context does: the delay's task is dropped, and the call told.
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			Throwable failure = catchThrowableOfType(ExecutionException.class, waiting::get).getCause();
+			assertThat(failure).isInstanceOf(IOException.class).hasMessage("down");
+			assertThat(RetriesExhaustedException.of(failure).getMessage()).startsWith("Tried 1 time over ")
+				.endsWith("; stopped because the scheduler refused the next attempt (resilienceScheduler was shut down)");
+			assertThat(service.calls().get()).isOne();
+		});
+	}
+
+	@Test
+	void retryStartedAfterTheSchedulerIsShutDownFails() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(service.slowStage()).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.withCauseInstanceOf(IOException.class);
+			StepVerifier.create(service.slowMono()).verifyError(IOException.class);
+		});
+	}
+
+	@Test
+	void retryOfAMonoWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			StepVerifier.create(service.slowMono())
+				.then(() -> context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class)
+					.shutdownNow())
+				.expectErrorSatisfies((failure) -> assertThat(RetriesExhaustedException.of(failure).getMessage())
+					.endsWith("(resilienceScheduler was shut down)"))
+				.verify(Duration.ofSeconds(5));
+			assertThat(service.calls().get()).isOne();
+		});
+	}
+
+	@Test
+	void waitForASlotFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			assertThat(service.pacedStage().get(5, TimeUnit.SECONDS)).isEqualTo("paced");
+			CompletableFuture<String> waiting = service.pacedStage();
+			assertThat(waiting).isNotDone();
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			assertThat(catchThrowableOfType(ExecutionException.class, waiting::get).getCause())
+				.isInstanceOf(RejectedExecutionException.class)
+				.hasMessage("resilienceScheduler was shut down");
+		});
+	}
+
+	@Test
+	void pollWaitingForItsDelayFailsWhenTheSchedulerIsShutDown() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			CompletableFuture<Integer> waiting = service.hourlyStage();
+			assertThat(waiting).isNotDone();
+			context.getBean(ContinuationScheduler.BEAN_NAME, ScheduledExecutorService.class).shutdownNow();
+			assertThat(waiting).isCompletedExceptionally();
+			assertThat(catchThrowableOfType(ExecutionException.class, waiting::get).getCause())
+				.isInstanceOf(RejectedExecutionException.class)
+				.hasMessage("Poll 'hourly' stopped after 1 attempt: its scheduler refused the next one "
+						+ "(resilienceScheduler was shut down)");
+		});
+	}
+
+	@Test
+	void pollOfAMonoCancelsAnAttemptStillRunningAtTheTimeout() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			AtomicInteger cancelled = new AtomicInteger();
+			StepVerifier.create(service.hangingMono(cancelled).subscribeOn(Schedulers.parallel()))
+				.expectErrorSatisfies((failure) -> assertThat(failure).isInstanceOf(PollExhaustedException.class)
+					.hasMessage("Tried 1 time over 0ms, but condition was never met within the timeout of 200ms"))
+				.verify(Duration.ofSeconds(5));
+			assertThat(cancelled).hasValue(1);
+		});
+	}
+
+	@Test
 	void monoAssembledFiveTimesOnALimitOfThreeAdmitsThreeSubscriptions() {
 		this.contextRunner.run((context) -> {
 			AsyncService service = context.getBean(AsyncService.class);
@@ -178,6 +274,19 @@ class AsyncAnnotationsTests {
 			assertThat(first.get(5, TimeUnit.SECONDS)).isEqualTo("first");
 			assertThat(service.singleStage(CompletableFuture.completedFuture("third")).get(5, TimeUnit.SECONDS))
 				.isEqualTo("third");
+		});
+	}
+
+	@Test
+	void aRateLimitedStageFailedWithAnExecutionExceptionFailsWithIt() {
+		this.contextRunner.run((context) -> {
+			AsyncService service = context.getBean(AsyncService.class);
+			ExecutionException failure = new ExecutionException(new IOException("inside"));
+			// Only the CompletionException a dependent stage adds is taken off: this one is the method's.
+			assertThat(service.singleStage(CompletableFuture.failedFuture(failure))).failsWithin(Duration.ofSeconds(5))
+				.withThrowableOfType(ExecutionException.class)
+				.havingCause()
+				.isSameAs(failure);
 		});
 	}
 
@@ -278,6 +387,8 @@ class AsyncAnnotationsTests {
 			ExecutorService executor = Executors.newFixedThreadPool(threads);
 			CountDownLatch done = new CountDownLatch(threads);
 			AtomicInteger admittedOrRejected = new AtomicInteger();
+			// Asserted here, not on the executor's threads, where a failed assertion would only end the thread.
+			Queue<String> unended = new ConcurrentLinkedQueue<>();
 			for (int t = 0; t < threads; t++) {
 				executor.execute(() -> {
 					try {
@@ -294,7 +405,10 @@ class AsyncAnnotationsTests {
 							if (ThreadLocalRandom.current().nextBoolean()) {
 								subscription.dispose();
 							}
-							assertThat(finished.await(5, TimeUnit.SECONDS)).as("the call ended").isTrue();
+							if (!finished.await(5, TimeUnit.SECONDS)) {
+								unended.add("A call " + (subscription.isDisposed() ? "disposed" : "not disposed")
+										+ " neither ended nor was cancelled within 5 s; the threads then:\n" + threadDump());
+							}
 						}
 					}
 					catch (InterruptedException ex) {
@@ -306,6 +420,7 @@ class AsyncAnnotationsTests {
 				});
 			}
 			assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();
+			assertThat(unended).isEmpty();
 			executor.shutdown();
 			// Every permit and connection is back: both permits of "crowd" and both connections of
 			// "pair" can be taken at once again.
@@ -322,6 +437,18 @@ class AsyncAnnotationsTests {
 			assertThat(b.get(5, TimeUnit.SECONDS)).isEqualTo("b");
 			assertThat(admittedOrRejected.get()).isLessThanOrEqualTo(threads * callsPerThread);
 		});
+	}
+
+	private static String threadDump() {
+		StringBuilder dump = new StringBuilder();
+		for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+			dump.append('"').append(thread.getThreadName()).append("\" ").append(thread.getThreadState());
+			dump.append((thread.getLockName() != null) ? " on " + thread.getLockName() : "").append('\n');
+			for (StackTraceElement frame : thread.getStackTrace()) {
+				dump.append("\tat ").append(frame).append('\n');
+			}
+		}
+		return dump.toString();
 	}
 
 	static class AsyncService {
@@ -352,6 +479,24 @@ class AsyncAnnotationsTests {
 			int call = this.calls.incrementAndGet();
 			return (call == 1) ? CompletableFuture.failedFuture(new IOException("down"))
 					: CompletableFuture.completedFuture("ok after " + call);
+		}
+
+		@Retryable(name = "slow")
+		public Mono<String> slowMono() {
+			return Mono.defer(() -> {
+				this.calls.incrementAndGet();
+				return Mono.error(new IOException("down"));
+			});
+		}
+
+		@PollUntil(name = "hourly", until = "#result >= 100")
+		public CompletableFuture<Integer> hourlyStage() {
+			return CompletableFuture.completedFuture(this.counter.incrementAndGet());
+		}
+
+		@PollUntil(timeout = "200ms")
+		public Mono<Integer> hangingMono(AtomicInteger cancelled) {
+			return Mono.<Integer>never().doOnCancel(cancelled::incrementAndGet);
 		}
 
 		@Retryable(name = "partner")

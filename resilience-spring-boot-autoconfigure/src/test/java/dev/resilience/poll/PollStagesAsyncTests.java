@@ -8,6 +8,7 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
@@ -172,6 +173,94 @@ class PollStagesAsyncTests {
 		CompletableFuture<String> future = poller().build().awaitAsync(() -> attempt, this.scheduler);
 		attempt.complete("DONE");
 		assertThat(future).isNotDone();
+		this.scheduler.runAll();
+		assertThat(future).isCompletedWithValue("DONE");
+	}
+
+	@Test
+	void anAttemptStillRunningAtTheTimeoutIsCancelledAndThePollEndsThen() {
+		CompletableFuture<String> hanging = new CompletableFuture<>();
+		long start = this.ticker.read();
+		CompletableFuture<String> future = poller().maxAttempts(PollSettings.UNLIMITED)
+			.timeout(ms(25))
+			.build()
+			.awaitAsync(() -> (this.calls.getAndIncrement() == 0) ? CompletableFuture.completedFuture("PENDING")
+					: hanging, this.scheduler);
+		this.scheduler.advance(ms(24));
+		assertThat(this.calls).hasValue(2);
+		assertThat(future).isNotDone();
+		assertThat(hanging).isNotCancelled();
+		this.scheduler.advance(ms(1));
+		PollExhaustedException exhausted = (PollExhaustedException) failureOf(future);
+		assertThat(this.ticker.read() - start).isEqualTo(ms(25).toNanos());
+		assertThat(exhausted)
+			.hasMessage("Tried 2 times over 10ms, but condition was never met within the timeout of 25ms");
+		assertThat(exhausted.getTimeout()).isEqualTo(ms(25));
+		assertThat(exhausted.getCause()).isInstanceOf(TimeoutException.class)
+			.hasMessage("Attempt 2 was still running at the timeout of 25ms");
+		assertThat(hanging).isCancelled();
+		assertThat(this.ended).containsExactly(exhausted.getHistory());
+		assertThat(exhausted.getHistory().attempts().get(1).fulfilled()).isFalse();
+		this.scheduler.runAll();
+		assertThat(this.calls).hasValue(2);
+	}
+
+	@Test
+	void aFirstAttemptThatNeverCompletesEndsThePollAtTheTimeout() {
+		CompletableFuture<String> hanging = new CompletableFuture<>();
+		CompletableFuture<String> future = poller().timeout(ms(40)).build().awaitAsync(() -> hanging, this.scheduler);
+		this.scheduler.runAll();
+		assertThat(failureOf(future))
+			.hasMessage("Tried 1 time over 0ms, but condition was never met within the timeout of 40ms");
+		assertThat(hanging).isCancelled();
+	}
+
+	@Test
+	void anAttemptEndingBeforeTheTimeoutCancelsItsDeadline() {
+		CompletableFuture<String> attempt = new CompletableFuture<>();
+		CompletableFuture<String> future = poller().timeout(ms(40)).build().awaitAsync(() -> attempt, this.scheduler);
+		assertThat(this.scheduler.pending()).hasSize(1);
+		attempt.complete("DONE");
+		this.scheduler.runDue();
+		assertThat(future).isCompletedWithValue("DONE");
+		assertThat(this.scheduler.pending()).isEmpty();
+	}
+
+	@Test
+	void anOutcomeArrivingAfterTheDeadlineChangesNothing() {
+		CompletableFuture<String> deaf = new CompletableFuture<>() {
+
+			@Override
+			public boolean cancel(boolean mayInterruptIfRunning) {
+				return false; // as a stage that cannot stop its work
+			}
+
+		};
+		CompletableFuture<String> future = poller().timeout(ms(40)).build().awaitAsync(() -> deaf, this.scheduler);
+		this.scheduler.runAll();
+		deaf.complete("DONE");
+		this.scheduler.runAll();
+		assertThat(failureOf(future)).isInstanceOf(PollExhaustedException.class);
+		assertThat(this.ended).hasSize(1);
+	}
+
+	@Test
+	void anOutcomeJudgedBeforeTheDeadlineWins() {
+		CompletableFuture<String> attempt = new CompletableFuture<>();
+		CompletableFuture<String> future = poller().timeout(ms(40)).build().awaitAsync(() -> attempt, this.scheduler);
+		this.ticker.advance(ms(39));
+		attempt.complete("DONE");
+		this.scheduler.advance(ms(5));
+		assertThat(future).isCompletedWithValue("DONE");
+		assertThat(this.ended).hasSize(1);
+	}
+
+	@Test
+	void noTimeoutNoDeadline() {
+		CompletableFuture<String> attempt = new CompletableFuture<>();
+		CompletableFuture<String> future = poller().build().awaitAsync(() -> attempt, this.scheduler);
+		assertThat(this.scheduler.pending()).isEmpty();
+		attempt.complete("DONE");
 		this.scheduler.runAll();
 		assertThat(future).isCompletedWithValue("DONE");
 	}

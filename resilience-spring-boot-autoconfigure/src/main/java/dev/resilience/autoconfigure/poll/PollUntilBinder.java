@@ -62,7 +62,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 	}
 
 	@Override
-	public @Nullable PolledMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable PolledMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
 		PollUntil annotation = AnnotatedElementUtils.findMergedAnnotation(method, PollUntil.class);
 		if (annotation == null) {
 			return null;
@@ -70,7 +70,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		String where = "@PollUntil on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		String untilText = this.attributes.resolve(annotation.until(), where + " (until)");
-		checkResultCanBePolled(method, untilText, where);
+		checkResultCanBePolled(method, kind, untilText, where);
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)",
 				Set.of("result"));
 		PollSettings settings = settings(annotation, name, where);
@@ -79,9 +79,8 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 				this.observations);
 	}
 
-	private static void checkResultCanBePolled(Method method, String until, String where) {
+	private static void checkResultCanBePolled(Method method, ReturnKind kind, String until, String where) {
 		Class<?> type = method.getReturnType();
-		ReturnKind kind = ReturnKind.of(method, PollUntil.class);
 		if (kind == ReturnKind.FLUX) {
 			throw new ResilienceConfigurationException(where + " returns a Flux, a stream with no single value to "
 					+ "judge; poll a method returning a Mono, a CompletionStage or the value",

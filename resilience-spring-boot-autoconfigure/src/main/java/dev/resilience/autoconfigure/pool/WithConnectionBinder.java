@@ -14,6 +14,7 @@ import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.WithConnection;
 
@@ -33,7 +34,7 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 	}
 
 	@Override
-	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
 		WithConnection annotation = AnnotatedElementUtils.findMergedAnnotation(method, WithConnection.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, WithConnection.class);

@@ -12,6 +12,7 @@ import dev.resilience.autoconfigure.support.AsyncInvocation;
 import dev.resilience.autoconfigure.support.BindingInterceptor;
 import dev.resilience.autoconfigure.support.ReactorCalls;
 import dev.resilience.autoconfigure.support.Stages;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimited;
@@ -127,7 +128,7 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 					watched.complete(value);
 					return;
 				}
-				Throwable cause = Stages.unwrap(failure);
+				Throwable cause = ScheduledAttempts.unwrap(failure);
 				method.readFailureAsync(permit, cause, invocation.getScheduler())
 					.whenComplete((paused, ignored) -> watched.completeExceptionally(cause));
 			});
@@ -166,7 +167,7 @@ public class RateLimitedAdvisor extends AnnotatedMethodAdvisor<RateLimitedMethod
 				return null;
 			}
 			catch (CompletionException ex) {
-				return Stages.unwrap(ex);
+				return ScheduledAttempts.unwrap(ex);
 			}
 		}
 

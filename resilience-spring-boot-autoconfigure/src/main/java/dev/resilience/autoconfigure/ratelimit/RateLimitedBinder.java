@@ -19,6 +19,7 @@ import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
@@ -48,7 +49,7 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 	}
 
 	@Override
-	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
 		checkNotRepeatedVerbatim(method, method);
 		List<Limit> own = new ArrayList<>();
 		for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class)) {

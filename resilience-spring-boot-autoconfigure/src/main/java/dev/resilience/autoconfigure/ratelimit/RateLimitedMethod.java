@@ -12,8 +12,8 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.autoconfigure.support.MethodExpression;
-import dev.resilience.autoconfigure.support.Stages;
 import dev.resilience.autoconfigure.support.Timeouts;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitRequest;
@@ -127,7 +127,7 @@ final class RateLimitedMethod {
 			Pause pause = pauses.get(i);
 			stored[i] = pause.limiter().pauseAsync(pause.key(), pause.throttle()).handle((applied, ex) -> {
 				if (ex != null) {
-					logPauseFailure(pause, Stages.unwrap(ex));
+					logPauseFailure(pause, ScheduledAttempts.unwrap(ex));
 				}
 				return null;
 			});

@@ -48,7 +48,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	@Override
-	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
 		Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);
@@ -64,7 +64,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		RetryPolicy policy = policy(annotation, name, where);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
-		if (!annotation.retryIfResult().isBlank() && ReturnKind.of(method, Retryable.class) == ReturnKind.FLUX) {
+		if (!annotation.retryIfResult().isBlank() && kind == ReturnKind.FLUX) {
 			throw new ResilienceConfigurationException(where + " sets retryIfResult on a method returning a Flux, "
 					+ "a stream with no single result to judge; retry on failures (retryOn, retryIf) instead",
 					"Remove retryIfResult, and retry on failures (retryOn, retryIf) instead.");

@@ -229,7 +229,7 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		}
 		ReturnKind kind = ReturnKind.of(method, this.pointcut.getAnnotationType(),
 				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : null);
-		B binding = this.binder.bind(method, targetClass);
+		B binding = this.binder.bind(method, targetClass, kind);
 		return (binding != null) ? Optional.of(new Bound<>(binding, kind)) : Optional.empty();
 	}
 

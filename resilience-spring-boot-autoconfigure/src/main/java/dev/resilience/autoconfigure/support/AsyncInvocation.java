@@ -10,6 +10,8 @@ import io.micrometer.context.ContextSnapshot;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.ScheduledAttempts;
+
 /**
  * One call of an annotated method whose outcome arrives later (any {@link ReturnKind} but
  * {@link ReturnKind#BLOCKING}), as a capability's advice sees it: the arguments, the scheduler for every timed continuation, and
@@ -203,7 +205,7 @@ public final class AsyncInvocation {
 		Stages.cancelWith(outcome, acquiring);
 		acquiring.whenComplete((held, failure) -> {
 			if (failure != null) {
-				outcome.completeExceptionally(Stages.unwrap(failure));
+				outcome.completeExceptionally(ScheduledAttempts.unwrap(failure));
 				return;
 			}
 			if (outcome.isDone()) {

@@ -9,6 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 import io.micrometer.context.ContextSnapshot;
 
+import dev.resilience.internal.RefusableTask;
+
 /**
  * The scheduler as one asynchronous call sees it: every task it is given runs with the caller's
  * context restored (its MDC, observation, security context), so that what a capability runs on
@@ -35,7 +37,10 @@ final class ContextRestoringScheduler extends AbstractExecutorService implements
 
 	@Override
 	public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-		return this.scheduler.schedule(this.context.wrap(command), delay, unit);
+		Runnable wrapped = this.context.wrap(command);
+		// A task that wants to hear of its refusal still does through the context's wrapper.
+		return this.scheduler.schedule((command instanceof RefusableTask refusable)
+				? RefusableTask.of(wrapped, refusable::refuse) : wrapped, delay, unit);
 	}
 
 	@Override

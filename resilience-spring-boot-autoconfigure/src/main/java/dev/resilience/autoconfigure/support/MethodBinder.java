@@ -21,10 +21,11 @@ public interface MethodBinder<B> {
 	 * its own annotations apply, found through its interfaces and overridden methods too
 	 * @param targetClass the class of the target bean, whose type-level annotations apply when
 	 * {@link AnnotatedMethodPointcut#reachedByTypeLevel(Method)}
+	 * @param kind how the method delivers its outcome, read once by {@link AnnotatedMethods}
 	 * @return the binding, or {@code null} when no annotation applies after all
 	 * @throws ResilienceConfigurationException naming the method when an annotation is wrong, and
 	 * saying what to change
 	 */
-	@Nullable B bind(Method method, Class<?> targetClass);
+	@Nullable B bind(Method method, Class<?> targetClass, ReturnKind kind);
 
 }

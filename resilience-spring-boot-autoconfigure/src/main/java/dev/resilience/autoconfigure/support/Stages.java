@@ -1,15 +1,15 @@
 package dev.resilience.autoconfigure.support;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.ScheduledAttempts;
+
 /**
  * The few moves on {@link CompletableFuture}s that every asynchronous form of a capability makes:
- * pass a cancellation inwards, complete from an outcome, and see the real failure behind the
- * wrapper a dependent stage adds.
+ * pass a cancellation inwards, and complete from an outcome, seeing the real failure behind the
+ * wrapper a dependent stage adds ({@link ScheduledAttempts#unwrap}).
  */
 public final class Stages {
 
@@ -39,23 +39,11 @@ public final class Stages {
 	public static <T extends @Nullable Object> void complete(CompletableFuture<T> future, T value,
 			@Nullable Throwable failure) {
 		if (failure != null) {
-			future.completeExceptionally(unwrap(failure));
+			future.completeExceptionally(ScheduledAttempts.unwrap(failure));
 		}
 		else {
 			future.complete(value);
 		}
-	}
-
-	/**
-	 * Returns the failure a dependent stage wrapped in a {@link CompletionException} (or a
-	 * {@code get()} in an {@link ExecutionException}).
-	 * @param failure the failure as seen
-	 * @return the failure itself
-	 */
-	public static Throwable unwrap(Throwable failure) {
-		Throwable cause = failure.getCause();
-		return ((failure instanceof CompletionException || failure instanceof ExecutionException) && cause != null)
-				? cause : failure;
 	}
 
 }

@@ -5,15 +5,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
+import dev.resilience.internal.RefusableTask;
+import dev.resilience.internal.ScheduledAttempts;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitRequest;
 import dev.resilience.ratelimit.Reservation;
@@ -150,7 +150,7 @@ final class AsyncAcquisition {
 								reservation = decided.getNow(null);
 							}
 							catch (CompletionException ex) {
-								fail(unwrap(ex));
+								fail(ScheduledAttempts.unwrap(ex));
 								return;
 							}
 							acquisition.reserved(reservation);
@@ -171,8 +171,9 @@ final class AsyncAcquisition {
 							return;
 						}
 						try {
-							waiting.waitFor(this.scheduler.schedule(() -> resume(waiting, null, null), nanos,
-									TimeUnit.NANOSECONDS));
+							// Dropped unrun at the scheduler's shutdown, the wait fails rather than never ends.
+							waiting.waitFor(this.scheduler.schedule(RefusableTask.of(() -> resume(waiting, null, null),
+									(refusal) -> resume(waiting, null, refusal)), nanos, TimeUnit.NANOSECONDS));
 						}
 						catch (RuntimeException ex) {
 							resume(waiting, null, ex);
@@ -273,7 +274,7 @@ final class AsyncAcquisition {
 		Acquisition acquisition = this.acquisition;
 		try {
 			if (failure != null) {
-				throw unwrap(failure);
+				throw ScheduledAttempts.unwrap(failure);
 			}
 			if (waiting.decision) {
 				acquisition.reserved(Objects.requireNonNull(reservation, "the store decided nothing"));
@@ -338,15 +339,12 @@ final class AsyncAcquisition {
 		this.result.completeExceptionally(failure);
 	}
 
-	/** Continues on the scheduler; on the current thread only if the scheduler is shut down. */
+	/**
+	 * Continues on the scheduler; on the current thread only if the scheduler is shut down, as
+	 * giving back there beats leaking a reservation.
+	 */
 	private void hop(Runnable continuation) {
-		try {
-			this.scheduler.execute(continuation);
-		}
-		catch (RejectedExecutionException ex) {
-			// Nothing else will run it: giving back here beats leaking a reservation.
-			continuation.run();
-		}
+		ScheduledAttempts.execute(this.scheduler, continuation);
 	}
 
 	private static void giveBack(Reservation reservation) {
@@ -355,12 +353,6 @@ final class AsyncAcquisition {
 				logger.log(System.Logger.Level.WARNING, "Could not give back " + reservation, ex);
 			}
 		});
-	}
-
-	private static Throwable unwrap(Throwable failure) {
-		Throwable cause = failure.getCause();
-		return ((failure instanceof CompletionException || failure instanceof ExecutionException) && cause != null)
-				? cause : failure;
 	}
 
 	/**
