@@ -169,8 +169,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 */
 	private final ExecutorService returner;
 
-	private final ThreadLocal<@Nullable Handle<T>> current = new ThreadLocal<>();
-
 	private final AtomicInteger abandoned = new AtomicInteger();
 
 	/** The asynchronous checkouts in order, some of them no longer waiting (removed lazily). */
@@ -336,23 +334,34 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	@Override
 	public T current() {
-		Handle<T> held = this.current.get();
+		HeldConnections held = HeldConnections.find(this);
 		if (held == null) {
 			throw new IllegalStateException("No connection of pool '" + this.name
 					+ "' is held here; current() works inside a @WithConnection(pool = \"" + this.name
 					+ "\") method or a withConnection callback of this pool");
 		}
-		return held.connection();
+		if (held.isEnded()) {
+			throw new IllegalStateException("The call that held a connection of pool '" + this.name
+					+ "' here has ended, and its connection went back to the pool; current() works while the "
+					+ "call runs, not in a continuation that outlives it");
+		}
+		return held.<T>handle().connection();
+	}
+
+	/** The connection of this pool that the running call holds, or {@code null} outside one. */
+	private @Nullable T held() {
+		HeldConnections held = HeldConnections.find(this);
+		return (held != null && !held.isEnded()) ? held.<T>handle().connection() : null;
 	}
 
 	@Override
 	public <R> R withConnection(Duration timeout, ConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
 		Objects.requireNonNull(callback, "callback");
-		Handle<T> held = this.current.get();
+		T held = held();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.
-			return invoke(callback, held.connection());
+			return invoke(callback, held);
 		}
 		long start = this.ticker.read();
 		Handle<T> handle = checkout(start, timeout);
@@ -363,10 +372,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	public <R> CompletableFuture<R> withConnectionAsync(Duration timeout, AsyncConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
 		Objects.requireNonNull(callback, "callback");
-		Handle<T> held = this.current.get();
+		T held = held();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.
-			return startNested(callback, held.connection());
+			return startNested(callback, held);
 		}
 		DeadlineLease<T> lease = lease(timeout);
 		CompletableFuture<R> result = new CompletableFuture<>();
@@ -836,23 +845,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		return this.ticker.read();
 	}
 
-	/** Runs code with a connection as {@link #current()}, restoring what was current before. */
-	<R> R callWithCurrent(Handle<T> handle, Callable<R> code) throws Exception {
-		Handle<T> previous = this.current.get();
-		this.current.set(handle);
-		try {
-			return code.call();
-		}
-		finally {
-			if (previous != null) {
-				this.current.set(previous);
-			}
-			else {
-				this.current.remove();
-			}
-		}
-	}
-
 	/**
 	 * Puts a connection made for a caller that stopped waiting in the pool, if it has room: as a
 	 * connection Commons Pool makes, which {@link HandleFactory} takes from the unclaimed ones, and
@@ -1168,10 +1160,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		@Nullable Throwable failure;
 
+		/** The connections the caller holds, which the work holds too, inside this call's. */
+		private final @Nullable HeldConnections outer;
+
 		Call(Handle<T> handle, ConnectionCallback<T, R> callback, ContextSnapshot context) {
 			this.handle = handle;
 			this.callback = callback;
 			this.context = context;
+			this.outer = HeldConnections.get();
 		}
 
 		boolean claim(int from, int to) {
@@ -1192,15 +1188,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				this.handle.release();
 				return;
 			}
-			DeadlinePool.this.current.set(this.handle);
+			// Carried by the call itself, not only by the context: a snapshot factory of the user's
+			// may not know the held connections, and a nested pool's work needs the outer connection.
+			HeldConnections held = HeldConnections.inside(this.outer, DeadlinePool.this, this.handle);
 			try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-				this.value = this.callback.doWithConnection(this.handle.connection());
+				this.value = held.call(() -> this.callback.doWithConnection(this.handle.connection()));
 			}
 			catch (Throwable ex) {
 				this.failure = ex;
 			}
 			finally {
-				DeadlinePool.this.current.remove();
+				held.end();
 				this.handle.release();
 				if (claim(RUNNING, DONE)) {
 					settle();

@@ -7,8 +7,14 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.KotlinDetector;
+
+import dev.resilience.pool.HeldConnectionAccessor;
 
 /**
  * One call of an annotated method whose outcome arrives later (any {@link ReturnKind} but
@@ -27,6 +33,8 @@ public final class AsyncInvocation {
 
 	private final ScheduledExecutorService scheduler;
 
+	private final ContextSnapshotFactory contextSnapshots;
+
 	private final ContextSnapshot context;
 
 	private final @Nullable Object reactorContext;
@@ -39,10 +47,11 @@ public final class AsyncInvocation {
 	private @Nullable Object publisher;
 
 	AsyncInvocation(MethodInvocation invocation, ReturnKind kind, ScheduledExecutorService scheduler,
-			ContextSnapshot context, @Nullable Object reactorContext) {
+			ContextSnapshotFactory contextSnapshots, ContextSnapshot context, @Nullable Object reactorContext) {
 		this.invocation = invocation;
 		this.kind = kind;
 		this.scheduler = new ContextRestoringScheduler(scheduler, context);
+		this.contextSnapshots = contextSnapshots;
 		this.context = context;
 		this.reactorContext = reactorContext;
 	}
@@ -93,7 +102,7 @@ public final class AsyncInvocation {
 	 * @return the outcome
 	 */
 	public CompletableFuture<@Nullable Object> proceed() {
-		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals(AsyncInvocation::notHeldConnections)) {
 			return toFuture((this.kind == ReturnKind.COMPLETION_STAGE) ? RepeatedInvocation.proceed(this.invocation)
 					: publisher());
 		}
@@ -105,10 +114,24 @@ public final class AsyncInvocation {
 	private @Nullable Object publisher() throws Throwable {
 		Object publisher = this.publisher;
 		if (publisher == null) {
-			publisher = RepeatedInvocation.proceed(this.invocation);
+			publisher = (this.invocation instanceof ProxyMethodInvocation proxyInvocation
+					&& KotlinDetector.isSuspendingFunction(this.invocation.getMethod()))
+							? proxyInvocation.invocableClone(SuspendingCalls
+								.withContext(proxyInvocation.getArguments(), this.contextSnapshots.captureAll()))
+								.proceed()
+							: RepeatedInvocation.proceed(this.invocation);
 			this.publisher = publisher;
 		}
 		return publisher;
+	}
+
+	/**
+	 * Whether a context key is restored by {@link #proceed()}: all but the connections the pools
+	 * hold, which belong to the thread that proceeds. A pool's advice proceeds with its connection
+	 * set; restoring the call's context as the advice found it would hide that connection.
+	 */
+	private static boolean notHeldConnections(Object key) {
+		return !HeldConnectionAccessor.KEY.equals(key);
 	}
 
 	/**
@@ -137,7 +160,7 @@ public final class AsyncInvocation {
 	 * @return the publisher, typed {@code Object} so that this class needs no Reactor
 	 */
 	public Object proceedPublisher() {
-		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals(AsyncInvocation::notHeldConnections)) {
 			return ReactorCalls.contextualFlux(publisher(), this.reactorContext);
 		}
 		catch (Throwable ex) {
