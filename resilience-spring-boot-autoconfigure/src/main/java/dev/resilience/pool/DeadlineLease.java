@@ -173,6 +173,14 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	}
 
 	/**
+	 * Ends a held lease whose work never started, for {@link DeadlinePool#withConnectionAsync}:
+	 * the connection goes back as it is, no operation recorded. A lease not held is left as it is.
+	 */
+	void giveBackUnused() {
+		end(false, null, null);
+	}
+
+	/**
 	 * Ends a held lease whose work was stopped midway, for {@link DeadlinePool#withConnectionAsync}:
 	 * as at the deadline, the connection is invalidated at once, which frees its place, but the
 	 * holder keeps its hold until it calls {@link #release} or {@link #invalidate}, since work that

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -380,12 +381,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		DeadlineLease<T> lease = lease(timeout);
 		CompletableFuture<R> result = new CompletableFuture<>();
 		AtomicReference<@Nullable CompletableFuture<R>> work = new AtomicReference<>();
+		// Whether the work starts or the caller cancels first, decided once: a cancellation that
+		// comes before the work started never lets it start.
+		AtomicBoolean decided = new AtomicBoolean();
 		result.whenComplete((value, ex) -> {
-			if (result.isCancelled()) {
-				// Waiting: leaves the queue. Working: the work stopped midway, so the state of
-				// its connection is unknown, as at the deadline; the connection is invalidated,
-				// and closed once the work's stage lets go of it, not under work that goes on.
+			if (!result.isCancelled()) {
+				return;
+			}
+			if (decided.compareAndSet(false, true)) {
+				// Before the work: waiting, it leaves the queue; checked out, the connection was
+				// never used and goes back as it is.
 				lease.checkout.cancel(false);
+				lease.giveBackUnused();
+			}
+			else {
+				// The work stopped midway, so the state of its connection is unknown, as at the
+				// deadline: the connection is invalidated, and closed once the work's stage lets go
+				// of it, not under work that goes on.
 				lease.abandon();
 				cancel(work.get());
 			}
@@ -395,10 +407,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (checkoutFailure == null && Thread.currentThread() == caller) {
 				// Delivered before this was attached: the work still starts on the scheduler,
 				// never on the caller's thread (an event loop, say).
-				onScheduler(() -> checkedOut(lease, checkoutFailure, callback, result, work));
+				onScheduler(() -> checkedOut(lease, checkoutFailure, callback, result, work, decided));
 			}
 			else {
-				checkedOut(lease, checkoutFailure, callback, result, work);
+				checkedOut(lease, checkoutFailure, callback, result, work, decided);
 			}
 		});
 		return result;
@@ -406,18 +418,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private <R> void checkedOut(DeadlineLease<T> lease, @Nullable Throwable checkoutFailure,
 			AsyncConnectionCallback<T, R> callback, CompletableFuture<R> result,
-			AtomicReference<@Nullable CompletableFuture<R>> work) {
+			AtomicReference<@Nullable CompletableFuture<R>> work, AtomicBoolean decided) {
 		if (checkoutFailure != null) {
 			result.completeExceptionally(ScheduledAttempts.unwrap(checkoutFailure));
 		}
-		else if (!result.isDone()) {
+		else if (decided.compareAndSet(false, true)) {
 			start(lease, callback, result, work);
 		}
-		else {
-			// Cancelled as the connection came: the work never starts, so the lease lets go
-			// here (after the cancellation abandoned it, or in its place).
-			lease.invalidate();
-		}
+		// Otherwise cancelled before the work started: the cancellation gave the connection back.
 	}
 
 	/** Starts the work with a leased connection, on the scheduler. */
