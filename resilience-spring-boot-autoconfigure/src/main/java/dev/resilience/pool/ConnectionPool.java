@@ -55,9 +55,12 @@ public interface ConnectionPool<T> extends AutoCloseable {
 	 * Returns the connection held by the running {@link WithConnection @WithConnection} method or
 	 * {@link #withConnection} callback of this pool, or, on the thread that calls it, by an
 	 * asynchronous callback ({@link #withConnectionAsync}) or
-	 * {@link ConnectionLease#callWithCurrent} during that call.
+	 * {@link ConnectionLease#callWithCurrent} during that call. The connection travels with the
+	 * call's context ({@link HeldConnectionAccessor}): into the work of another pool called from
+	 * that work, and into every continuation that restores the context while the call runs.
 	 * @return the connection
-	 * @throws IllegalStateException outside such a method or callback
+	 * @throws IllegalStateException outside such a method or callback, or in a continuation that
+	 * outlives its call (the connection went back to the pool when the call ended)
 	 */
 	T current();
 

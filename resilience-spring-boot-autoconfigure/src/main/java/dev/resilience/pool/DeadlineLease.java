@@ -72,6 +72,12 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	private volatile @Nullable Handle<T> handle;
 
+	/** The connections the caller held when it asked, which the holder's work holds too. */
+	private final @Nullable HeldConnections outer;
+
+	/** The connection as the holder's work holds it, set with {@link #handle}. */
+	private volatile @Nullable HeldConnections held;
+
 	private volatile long granted;
 
 	private volatile @Nullable ScheduledFuture<?> timer;
@@ -82,6 +88,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		this.timeoutNanos = Durations.saturatedNanos(timeout);
 		this.start = start;
 		this.context = context;
+		this.outer = HeldConnections.get();
 		this.checkout.whenComplete((lease, ex) -> {
 			if (this.checkout.isCancelled()) {
 				cancel();
@@ -119,12 +126,12 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 
 	@Override
 	public <R> R callWithCurrent(Callable<R> code) throws Exception {
-		Handle<T> held = this.handle;
+		HeldConnections held = this.held;
 		if (held == null) {
 			throw new IllegalStateException("No connection was handed out yet");
 		}
 		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-			return this.pool.callWithCurrent(held, code);
+			return held.call(code);
 		}
 	}
 
@@ -166,6 +173,14 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	}
 
 	/**
+	 * Ends a held lease whose work never started, for {@link DeadlinePool#withConnectionAsync}:
+	 * the connection goes back as it is, no operation recorded. A lease not held is left as it is.
+	 */
+	void giveBackUnused() {
+		end(false, null, null);
+	}
+
+	/**
 	 * Ends a held lease whose work was stopped midway, for {@link DeadlinePool#withConnectionAsync}:
 	 * as at the deadline, the connection is invalidated at once, which frees its place, but the
 	 * holder keeps its hold until it calls {@link #release} or {@link #invalidate}, since work that
@@ -198,6 +213,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 		if (this.state.compareAndSet(HELD, ENDED)) {
 			cancelTimer();
+			nonNull(this.held).end();
 			held.release();
 			if (outcome != null) {
 				this.pool.operation(outcome, this.granted);
@@ -211,6 +227,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return true;
 		}
 		if (this.state.get() == EXPIRED && this.letGo.compareAndSet(false, true)) {
+			nonNull(this.held).end();
 			this.pool.letGo(held);
 		}
 		return false;
@@ -228,6 +245,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return false;
 		}
 		this.handle = offered;
+		this.held = HeldConnections.inside(this.outer, this.pool, offered);
 		this.granted = this.start + waited;
 		if (!this.state.compareAndSet(WAITING, GRANTED)) {
 			return false;
@@ -371,7 +389,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 	}
 
-	private static <T> Handle<T> nonNull(@Nullable Handle<T> handle) {
+	private static <H> H nonNull(@Nullable H handle) {
 		if (handle == null) {
 			throw new IllegalStateException("No connection was handed out");
 		}

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
@@ -168,8 +169,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	 * so a caller that sees it finds the connection back.
 	 */
 	private final ExecutorService returner;
-
-	private final ThreadLocal<@Nullable Handle<T>> current = new ThreadLocal<>();
 
 	private final AtomicInteger abandoned = new AtomicInteger();
 
@@ -336,23 +335,34 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	@Override
 	public T current() {
-		Handle<T> held = this.current.get();
+		HeldConnections held = HeldConnections.find(this);
 		if (held == null) {
 			throw new IllegalStateException("No connection of pool '" + this.name
 					+ "' is held here; current() works inside a @WithConnection(pool = \"" + this.name
 					+ "\") method or a withConnection callback of this pool");
 		}
-		return held.connection();
+		if (held.isEnded()) {
+			throw new IllegalStateException("The call that held a connection of pool '" + this.name
+					+ "' here has ended, and its connection went back to the pool; current() works while the "
+					+ "call runs, not in a continuation that outlives it");
+		}
+		return held.<T>handle().connection();
+	}
+
+	/** The connection of this pool that the running call holds, or {@code null} outside one. */
+	private @Nullable T held() {
+		HeldConnections held = HeldConnections.find(this);
+		return (held != null && !held.isEnded()) ? held.<T>handle().connection() : null;
 	}
 
 	@Override
 	public <R> R withConnection(Duration timeout, ConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
 		Objects.requireNonNull(callback, "callback");
-		Handle<T> held = this.current.get();
+		T held = held();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.
-			return invoke(callback, held.connection());
+			return invoke(callback, held);
 		}
 		long start = this.ticker.read();
 		Handle<T> handle = checkout(start, timeout);
@@ -363,20 +373,31 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 	public <R> CompletableFuture<R> withConnectionAsync(Duration timeout, AsyncConnectionCallback<T, R> callback) {
 		ConnectionPoolSettings.requirePositive("timeout", timeout);
 		Objects.requireNonNull(callback, "callback");
-		Handle<T> held = this.current.get();
+		T held = held();
 		if (held != null) {
 			// Nested in work of this pool: waiting for a second connection could wait for ourselves.
-			return startNested(callback, held.connection());
+			return startNested(callback, held);
 		}
 		DeadlineLease<T> lease = lease(timeout);
 		CompletableFuture<R> result = new CompletableFuture<>();
 		AtomicReference<@Nullable CompletableFuture<R>> work = new AtomicReference<>();
+		// Whether the work starts or the caller cancels first, decided once: a cancellation that
+		// comes before the work started never lets it start.
+		AtomicBoolean decided = new AtomicBoolean();
 		result.whenComplete((value, ex) -> {
-			if (result.isCancelled()) {
-				// Waiting: leaves the queue. Working: the work stopped midway, so the state of
-				// its connection is unknown, as at the deadline; the connection is invalidated,
-				// and closed once the work's stage lets go of it, not under work that goes on.
+			if (!result.isCancelled()) {
+				return;
+			}
+			if (decided.compareAndSet(false, true)) {
+				// Before the work: waiting, it leaves the queue; checked out, the connection was
+				// never used and goes back as it is.
 				lease.checkout.cancel(false);
+				lease.giveBackUnused();
+			}
+			else {
+				// The work stopped midway, so the state of its connection is unknown, as at the
+				// deadline: the connection is invalidated, and closed once the work's stage lets go
+				// of it, not under work that goes on.
 				lease.abandon();
 				cancel(work.get());
 			}
@@ -386,10 +407,10 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 			if (checkoutFailure == null && Thread.currentThread() == caller) {
 				// Delivered before this was attached: the work still starts on the scheduler,
 				// never on the caller's thread (an event loop, say).
-				onScheduler(() -> checkedOut(lease, checkoutFailure, callback, result, work));
+				onScheduler(() -> checkedOut(lease, checkoutFailure, callback, result, work, decided));
 			}
 			else {
-				checkedOut(lease, checkoutFailure, callback, result, work);
+				checkedOut(lease, checkoutFailure, callback, result, work, decided);
 			}
 		});
 		return result;
@@ -397,18 +418,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	private <R> void checkedOut(DeadlineLease<T> lease, @Nullable Throwable checkoutFailure,
 			AsyncConnectionCallback<T, R> callback, CompletableFuture<R> result,
-			AtomicReference<@Nullable CompletableFuture<R>> work) {
+			AtomicReference<@Nullable CompletableFuture<R>> work, AtomicBoolean decided) {
 		if (checkoutFailure != null) {
 			result.completeExceptionally(ScheduledAttempts.unwrap(checkoutFailure));
 		}
-		else if (!result.isDone()) {
+		else if (decided.compareAndSet(false, true)) {
 			start(lease, callback, result, work);
 		}
-		else {
-			// Cancelled as the connection came: the work never starts, so the lease lets go
-			// here (after the cancellation abandoned it, or in its place).
-			lease.invalidate();
-		}
+		// Otherwise cancelled before the work started: the cancellation gave the connection back.
 	}
 
 	/** Starts the work with a leased connection, on the scheduler. */
@@ -831,23 +848,6 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 		return this.ticker.read();
 	}
 
-	/** Runs code with a connection as {@link #current()}, restoring what was current before. */
-	<R> R callWithCurrent(Handle<T> handle, Callable<R> code) throws Exception {
-		Handle<T> previous = this.current.get();
-		this.current.set(handle);
-		try {
-			return code.call();
-		}
-		finally {
-			if (previous != null) {
-				this.current.set(previous);
-			}
-			else {
-				this.current.remove();
-			}
-		}
-	}
-
 	/**
 	 * Puts a connection made for a caller that stopped waiting in the pool, if it has room: as a
 	 * connection Commons Pool makes, which {@link HandleFactory} takes from the unclaimed ones, and
@@ -1163,10 +1163,14 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 		@Nullable Throwable failure;
 
+		/** The connections the caller holds, which the work holds too, inside this call's. */
+		private final @Nullable HeldConnections outer;
+
 		Call(Handle<T> handle, ConnectionCallback<T, R> callback, ContextSnapshot context) {
 			this.handle = handle;
 			this.callback = callback;
 			this.context = context;
+			this.outer = HeldConnections.get();
 		}
 
 		boolean claim(int from, int to) {
@@ -1187,15 +1191,17 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				this.handle.release();
 				return;
 			}
-			DeadlinePool.this.current.set(this.handle);
+			// Carried by the call itself, not only by the context: a snapshot factory of the user's
+			// may not know the held connections, and a nested pool's work needs the outer connection.
+			HeldConnections held = HeldConnections.inside(this.outer, DeadlinePool.this, this.handle);
 			try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
-				this.value = this.callback.doWithConnection(this.handle.connection());
+				this.value = held.call(() -> this.callback.doWithConnection(this.handle.connection()));
 			}
 			catch (Throwable ex) {
 				this.failure = ex;
 			}
 			finally {
-				DeadlinePool.this.current.remove();
+				held.end();
 				this.handle.release();
 				if (claim(RUNNING, DONE)) {
 					settle();

@@ -85,12 +85,15 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 			// The advice starts with the subscriber's context, as it would on the caller's thread: an
 			// observation it starts has the subscriber's as its parent.
 			case MONO -> ReactorCalls.mono(methods.contextSnapshots(), (snapshot, context) -> invokeMono(
-					new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding));
+					new AsyncInvocation(invocation, kind, methods.scheduler(), methods.contextSnapshots(), snapshot,
+							context), binding));
 			case FLUX -> ReactorCalls.flux((context) -> {
 				ContextSnapshot snapshot = methods.contextSnapshots().captureAll(context);
 				try (ContextSnapshot.Scope scope = snapshot.setThreadLocals()) {
 					return this.interceptor.invokeFlux(
-							new AsyncInvocation(invocation, kind, methods.scheduler(), snapshot, context), binding);
+							new AsyncInvocation(invocation, kind, methods.scheduler(), methods.contextSnapshots(),
+									snapshot, context),
+							binding);
 				}
 			});
 		};
@@ -104,7 +107,8 @@ public class AnnotatedMethodAdvisor<B> extends AbstractPointcutAdvisor {
 			ScheduledExecutorService scheduler, ContextSnapshotFactory contextSnapshots) {
 		ContextSnapshot context = contextSnapshots.captureAll();
 		CompletableFuture<@Nullable Object> outcome = invokeAsync(
-				new AsyncInvocation(invocation, ReturnKind.COMPLETION_STAGE, scheduler, context, null), binding);
+				new AsyncInvocation(invocation, ReturnKind.COMPLETION_STAGE, scheduler, contextSnapshots, context, null),
+				binding);
 		CompletableFuture<@Nullable Object> returned = new CompletableFuture<>();
 		Stages.cancelWith(returned, outcome);
 		outcome.whenComplete((value, failure) -> {

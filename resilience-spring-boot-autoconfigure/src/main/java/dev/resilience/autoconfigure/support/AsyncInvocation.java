@@ -7,10 +7,15 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.micrometer.context.ContextSnapshot;
+import io.micrometer.context.ContextSnapshotFactory;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.core.KotlinDetector;
+
 import dev.resilience.internal.ScheduledAttempts;
+import dev.resilience.pool.HeldConnectionAccessor;
 
 /**
  * One call of an annotated method whose outcome arrives later (any {@link ReturnKind} but
@@ -29,6 +34,8 @@ public final class AsyncInvocation {
 
 	private final ScheduledExecutorService scheduler;
 
+	private final ContextSnapshotFactory contextSnapshots;
+
 	private final ContextSnapshot context;
 
 	private final @Nullable Object reactorContext;
@@ -41,10 +48,11 @@ public final class AsyncInvocation {
 	private @Nullable Object publisher;
 
 	AsyncInvocation(MethodInvocation invocation, ReturnKind kind, ScheduledExecutorService scheduler,
-			ContextSnapshot context, @Nullable Object reactorContext) {
+			ContextSnapshotFactory contextSnapshots, ContextSnapshot context, @Nullable Object reactorContext) {
 		this.invocation = invocation;
 		this.kind = kind;
 		this.scheduler = new ContextRestoringScheduler(scheduler, context);
+		this.contextSnapshots = contextSnapshots;
 		this.context = context;
 		this.reactorContext = reactorContext;
 	}
@@ -95,7 +103,7 @@ public final class AsyncInvocation {
 	 * @return the outcome
 	 */
 	public CompletableFuture<@Nullable Object> proceed() {
-		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals(AsyncInvocation::notHeldConnections)) {
 			return toFuture((this.kind == ReturnKind.COMPLETION_STAGE) ? RepeatedInvocation.proceed(this.invocation)
 					: publisher());
 		}
@@ -107,10 +115,24 @@ public final class AsyncInvocation {
 	private @Nullable Object publisher() throws Throwable {
 		Object publisher = this.publisher;
 		if (publisher == null) {
-			publisher = RepeatedInvocation.proceed(this.invocation);
+			publisher = (this.invocation instanceof ProxyMethodInvocation proxyInvocation
+					&& KotlinDetector.isSuspendingFunction(this.invocation.getMethod()))
+							? proxyInvocation.invocableClone(SuspendingCalls
+								.withContext(proxyInvocation.getArguments(), this.contextSnapshots.captureAll()))
+								.proceed()
+							: RepeatedInvocation.proceed(this.invocation);
 			this.publisher = publisher;
 		}
 		return publisher;
+	}
+
+	/**
+	 * Whether a context key is restored by {@link #proceed()}: all but the connections the pools
+	 * hold, which belong to the thread that proceeds. A pool's advice proceeds with its connection
+	 * set; restoring the call's context as the advice found it would hide that connection.
+	 */
+	private static boolean notHeldConnections(Object key) {
+		return !HeldConnectionAccessor.KEY.equals(key);
 	}
 
 	/**
@@ -139,7 +161,7 @@ public final class AsyncInvocation {
 	 * @return the publisher, typed {@code Object} so that this class needs no Reactor
 	 */
 	public Object proceedPublisher() {
-		try (ContextSnapshot.Scope scope = this.context.setThreadLocals()) {
+		try (ContextSnapshot.Scope scope = this.context.setThreadLocals(AsyncInvocation::notHeldConnections)) {
 			return ReactorCalls.contextualFlux(publisher(), this.reactorContext);
 		}
 		catch (Throwable ex) {
