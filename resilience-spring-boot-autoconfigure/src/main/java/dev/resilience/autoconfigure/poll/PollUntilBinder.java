@@ -18,6 +18,7 @@ import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.poll.PollListener;
@@ -60,7 +61,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 	}
 
 	@Override
-	public @Nullable PolledMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable PolledMethod bind(Method method, Class<?> targetClass, ProposedSettings proposed) {
 		PollUntil annotation = AnnotatedElementUtils.findMergedAnnotation(method, PollUntil.class);
 		if (annotation == null) {
 			return null;
@@ -70,7 +71,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		String untilText = this.attributes.resolve(annotation.until(), where + " (until)");
 		checkResultCanBePolled(method, untilText, where);
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)");
-		PollSettings settings = settings(annotation, name, where);
+		PollSettings settings = settings(annotation, name, where, proposed);
 		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		return new PolledMethod(meterName, settings, until, this.ticker, this.sleeper, this.listeners,
 				this.observations);
@@ -99,7 +100,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 	}
 
 	/** The named settings (or the defaults), with each attribute set on the annotation applied over them. */
-	private PollSettings settings(PollUntil annotation, String name, String where) {
+	private PollSettings settings(PollUntil annotation, String name, String where, ProposedSettings proposed) {
 		PollSettings base;
 		if (name.isBlank()) {
 			base = PollSettings.defaults();
@@ -107,7 +108,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		else {
 			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the poll configuration",
 					"resilience.polls");
-			base = this.registry.get(name);
+			base = proposed.get(name, PollSettings.class, this.registry::get);
 		}
 		PollSettings.Builder builder = base.toBuilder();
 		new AttributeOverlay(this.attributes, where).integer(annotation.maxAttempts(), builder::maxAttempts)

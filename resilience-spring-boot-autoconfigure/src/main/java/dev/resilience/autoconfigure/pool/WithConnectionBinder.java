@@ -13,7 +13,9 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import dev.resilience.autoconfigure.support.AnnotatedMethodPointcut;
 import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.ConnectionPoolSettings;
 import dev.resilience.pool.WithConnection;
 
 /**
@@ -32,7 +34,7 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 	}
 
 	@Override
-	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass, ProposedSettings proposed) {
 		WithConnection annotation = AnnotatedElementUtils.findMergedAnnotation(method, WithConnection.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, WithConnection.class);
@@ -51,7 +53,7 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 			throw new IllegalStateException(where + " names the pool '" + name
 					+ "', which is not configured; configured under resilience.pools are " + pools.keySet());
 		}
-		Duration timeout = pool.getSettings().timeout();
+		Duration timeout = proposed.get(name, ConnectionPoolSettings.class, (poolName) -> pool.getSettings()).timeout();
 		if (!annotation.timeout().isBlank()) {
 			timeout = this.attributes.duration(annotation.timeout(), where + " (timeout)");
 			if (timeout.isZero()) {

@@ -39,6 +39,7 @@ import dev.resilience.autoconfigure.retry.RetryProperties;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
 import dev.resilience.autoconfigure.support.PropertyErrors;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -246,6 +247,16 @@ public class ResilienceSettingsUpdater {
 		S settings = target.mapping().toSettings(properties, name);
 		// checked before anything changes, applied once everything else is
 		Runnable companion = target.companion().prepare(properties, name);
+		AnnotatedMethods<?> methods = target.methods();
+		if (methods != null) {
+			try {
+				// before the change is made, so that a change a method refuses is never live
+				methods.check(ProposedSettings.of(name, settings));
+			}
+			catch (RuntimeException ex) {
+				throw refusedByMethod(prefix, requested, ex);
+			}
+		}
 		Runnable restore = target.snapshot(name);
 		try {
 			target.update().accept(name, settings);
@@ -257,18 +268,30 @@ public class ResilienceSettingsUpdater {
 		catch (IllegalStateException ex) {
 			throw new IllegalStateException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
-		AnnotatedMethods<?> methods = target.methods();
 		if (methods != null) {
 			try {
 				methods.rebind();
 			}
 			catch (RuntimeException ex) {
+				// only when a registry keeps other settings than it was given, as the check saw the same
 				restore.run();
 				throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())),
 						ex);
 			}
 		}
 		companion.run();
+	}
+
+	/**
+	 * Words a change an annotated method refuses: naming the property changed, when the change
+	 * set one, else the entry, then the method's message.
+	 */
+	private static IllegalArgumentException refusedByMethod(ConfigurationPropertyName prefix,
+			Set<ConfigurationPropertyName> requested, RuntimeException refused) {
+		String message = String.valueOf(refused.getMessage());
+		return new IllegalArgumentException((requested.size() == 1)
+				? PropertyErrors.property(requested.iterator().next().toString(), "cannot take this value: " + message)
+				: PropertyErrors.entry(prefix.toString(), message), refused);
 	}
 
 	/**

@@ -20,6 +20,7 @@ import dev.resilience.autoconfigure.support.AttributeOverlay;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;
@@ -46,7 +47,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	@Override
-	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass) {
+	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass, ProposedSettings proposed) {
 		Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);
@@ -60,7 +61,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		}
 		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
-		RetryPolicy policy = policy(annotation, name, where);
+		RetryPolicy policy = policy(annotation, name, where, proposed);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		if (!annotation.retryIfResult().isBlank() && ReturnKind.of(method, Retryable.class) == ReturnKind.FLUX) {
 			throw new IllegalStateException(where + " sets retryIfResult on a method returning a Flux, a stream with "
@@ -73,7 +74,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	/** The named policy, or the defaults, with the attributes set on the annotation laid over it. */
-	private RetryPolicy policy(Retryable annotation, String name, String where) {
+	private RetryPolicy policy(Retryable annotation, String name, String where, ProposedSettings proposed) {
 		RetryPolicy base;
 		if (name.isBlank()) {
 			base = RetryPolicy.builder().build();
@@ -81,7 +82,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		else {
 			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the retry policy",
 					"resilience.retries");
-			base = this.registry.getPolicy(name);
+			base = proposed.get(name, RetryPolicy.class, this.registry::getPolicy);
 		}
 		RetryPolicy.Builder builder = base.toBuilder();
 		new AttributeOverlay(this.attributes, where).integer(annotation.maxRetries(), builder::maxRetries)

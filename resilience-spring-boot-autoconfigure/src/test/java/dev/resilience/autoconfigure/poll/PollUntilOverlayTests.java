@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -62,13 +63,13 @@ class PollUntilOverlayTests {
 	@Test
 	void aSecondValueOfIgnoreExceptionsStopsStartup() {
 		Method method = ReflectionUtils.findMethod(Client.class, "twoFlags");
-		assertThatIllegalStateException().isThrownBy(() -> binder().bind(method, Client.class))
+		assertThatIllegalStateException().isThrownBy(() -> binder().bind(method, Client.class, ProposedSettings.NONE))
 			.withMessage("@PollUntil on Client.twoFlags() (ignoreExceptions) sets 2 values, but takes one at most");
 	}
 
 	private PolledMethod bind(String name) {
 		Method method = ReflectionUtils.findMethod(Client.class, name);
-		PolledMethod bound = binder().bind(method, Client.class);
+		PolledMethod bound = binder().bind(method, Client.class, ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

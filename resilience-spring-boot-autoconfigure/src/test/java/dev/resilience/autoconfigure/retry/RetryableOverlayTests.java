@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.BackoffPolicy;
 import dev.resilience.retry.Jitter;
@@ -75,7 +76,7 @@ class RetryableOverlayTests {
 	void aSecondValueOfAOneValueAttributeStopsStartup() {
 		Method method = ReflectionUtils.findMethod(Client.class, "twoBackoffs");
 		assertThatIllegalStateException()
-			.isThrownBy(() -> new RetryableBinder(this.registry, null).bind(method, Client.class))
+			.isThrownBy(() -> new RetryableBinder(this.registry, null).bind(method, Client.class, ProposedSettings.NONE))
 			.withMessage("@Retryable on Client.twoBackoffs() (backoff) sets 2 values, but takes one at most");
 	}
 
@@ -86,7 +87,7 @@ class RetryableOverlayTests {
 
 	private RetryableMethod bind(String name) {
 		Method method = ReflectionUtils.findMethod(Client.class, name);
-		RetryableMethod bound = new RetryableBinder(this.registry, null).bind(method, Client.class);
+		RetryableMethod bound = new RetryableBinder(this.registry, null).bind(method, Client.class, ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

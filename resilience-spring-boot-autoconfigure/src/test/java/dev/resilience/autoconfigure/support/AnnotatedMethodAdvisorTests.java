@@ -154,7 +154,7 @@ class AnnotatedMethodAdvisorTests {
 
 		@Bean
 		static AnnotatedMethods<String> auditedMethods(AuditLog log, ConfigurableListableBeanFactory beanFactory) {
-			return new AnnotatedMethods<>(Audited.class, (method, targetClass) -> bind(log, method, targetClass),
+			return new AnnotatedMethods<>(Audited.class, (method, targetClass, proposed) -> bind(log, method, targetClass),
 					beanFactory);
 		}
 
