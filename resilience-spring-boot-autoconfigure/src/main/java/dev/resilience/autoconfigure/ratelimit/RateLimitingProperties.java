@@ -2,9 +2,13 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import dev.resilience.autoconfigure.support.PropertyErrors;
 
 /**
  * The rate limiters' properties: {@code resilience.rate-limiters}, {@code resilience.redis} and
@@ -42,6 +46,23 @@ public class RateLimitingProperties {
 		return this.redis;
 	}
 
+	/**
+	 * Refuses {@code resilience.redis} properties set while no rate limiter has {@code store: redis},
+	 * as nothing would read them.
+	 * @throws IllegalArgumentException naming the first such property
+	 */
+	public void checkRedisUsed() {
+		boolean used = this.rateLimiters.values()
+			.stream()
+			.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
+		if (!used && !this.redis.written.isEmpty()) {
+			String property = this.redis.written.iterator().next();
+			throw new IllegalArgumentException(PropertyErrors.property("resilience.redis." + property,
+					"cannot take effect: only rate limiters with store: redis use Redis, and none has it: set "
+							+ "store: redis on a limiter or remove resilience.redis." + property));
+		}
+	}
+
 	public boolean isRateLimitStackTraces() {
 		return this.rateLimitStackTraces;
 	}
@@ -73,6 +94,9 @@ public class RateLimitingProperties {
 		 */
 		private Duration connectTimeout = Duration.ofSeconds(2);
 
+		/** The properties set, as they are spelt: only a limiter with store: redis reads them. */
+		private final Set<String> written = new LinkedHashSet<>();
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -85,6 +109,7 @@ public class RateLimitingProperties {
 						+ "Cluster would take them for the hash tag) but was '" + keyPrefix + "'");
 			}
 			this.keyPrefix = keyPrefix;
+			this.written.add("key-prefix");
 		}
 
 		public Duration getDecisionTimeout() {
@@ -97,6 +122,7 @@ public class RateLimitingProperties {
 						"resilience.redis.decision-timeout must be positive but was " + decisionTimeout);
 			}
 			this.decisionTimeout = decisionTimeout;
+			this.written.add("decision-timeout");
 		}
 
 		public Duration getConnectTimeout() {
@@ -109,6 +135,7 @@ public class RateLimitingProperties {
 						"resilience.redis.connect-timeout must not be negative but was " + connectTimeout);
 			}
 			this.connectTimeout = connectTimeout;
+			this.written.add("connect-timeout");
 		}
 
 	}

@@ -30,14 +30,14 @@ class ResilienceEndpointPollTests {
 			.withPropertyValues("resilience.polls.export.max-attempts=-1", "resilience.polls.export.timeout=30s",
 					"resilience.polls.export.backoff=exponential", "resilience.polls.export.delay=100ms",
 					"resilience.polls.export.max-delay=2s", "resilience.polls.export.ignore-exceptions=true",
-					"resilience.polls.report.multiplier=3")
+					"resilience.polls.report.backoff=exponential", "resilience.polls.report.multiplier=3")
 			.run((context) -> {
 				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 				assertThat(endpoint.resilience().polls()).containsOnlyKeys("export", "report");
 				assertThat(endpoint.resilience().polls().get("export")).isEqualTo(new PollDescriptor(-1,
 						Duration.ofMillis(100), "EXPONENTIAL", 2.0, Duration.ofSeconds(2), Duration.ofSeconds(30), true));
 				assertThat(endpoint.resilience().polls().get("report")).isEqualTo(new PollDescriptor(5,
-						Duration.ofMillis(10), "LINEAR", 3.0, Duration.ofSeconds(10), null, false));
+						Duration.ofMillis(10), "EXPONENTIAL", 3.0, Duration.ofSeconds(10), null, false));
 			});
 	}
 
