@@ -32,7 +32,7 @@ class ResiliencePropertiesCheckTests {
 	void runWhenEveryCapabilityIsConfiguredShouldBindEachInItsOwnProperties() {
 		this.contextRunner
 			.withPropertyValues("resilience.rate-limiters.x.windows[0].limit=5",
-					"resilience.rate-limiters.x.windows[0].period=5s", "resilience.redis.key-prefix=r:",
+					"resilience.rate-limiters.x.windows[0].period=5s",
 					"resilience.rate-limit-stack-traces=true", "resilience.retries.y.max-retries=2",
 					"resilience.polls.z.max-attempts=3", "resilience.pools.p.max-size=2",
 					"resilience.events.buffer-size=7", "resilience.aspect-order.retry=9")
@@ -40,7 +40,6 @@ class ResiliencePropertiesCheckTests {
 				assertThat(context).hasNotFailed();
 				RateLimitingProperties rateLimiting = context.getBean(RateLimitingProperties.class);
 				assertThat(rateLimiting.getRateLimiters()).containsOnlyKeys("x");
-				assertThat(rateLimiting.getRedis().getKeyPrefix()).isEqualTo("r:");
 				assertThat(rateLimiting.isRateLimitStackTraces()).isTrue();
 				assertThat(context.getBean(RetriesProperties.class).getRetries().get("y").getMaxRetries()).isEqualTo(2);
 				assertThat(context.getBean(PollsProperties.class).getPolls()).containsOnlyKeys("z");

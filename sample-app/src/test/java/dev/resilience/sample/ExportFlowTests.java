@@ -21,11 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the partner and polls its status with {@code @PollUntil}, each poll through the
  * {@code partner-api} rate limiter, until the partner reports it done.
  */
-// The export takes a second and is checked every 100 ms: even on a busy machine the first check
-// comes before it is done, and the dozen checks stay within the partner-api limits.
+// The export takes a second and is checked every 100 ms (a linear backoff capped at its first
+// delay, as application.yml sets a max-delay, which a fixed backoff would refuse): even on a busy
+// machine the first check comes before it is done, and the dozen checks stay within the
+// partner-api limits.
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = { "sample.partner.export-delay=1s", "resilience.polls.partner-export.backoff=fixed",
-				"resilience.polls.partner-export.delay=100ms" })
+		properties = { "sample.partner.export-delay=1s", "resilience.polls.partner-export.backoff=linear",
+				"resilience.polls.partner-export.delay=100ms", "resilience.polls.partner-export.max-delay=100ms" })
 class ExportFlowTests {
 
 	private final HttpClient http = HttpClient.newHttpClient();
@@ -64,7 +66,7 @@ class ExportFlowTests {
 		JsonNode poll = this.json.readTree(response.body()).get("polls").get("partner-export");
 		assertThat(poll.get("maxAttempts").asInt()).isEqualTo(-1);
 		assertThat(poll.get("timeout").asString()).isEqualTo("30s");
-		assertThat(poll.get("backoff").asString()).isEqualTo("fixed");
+		assertThat(poll.get("backoff").asString()).isEqualTo("linear");
 		assertThat(poll.get("delay").asString()).isEqualTo("100ms");
 	}
 

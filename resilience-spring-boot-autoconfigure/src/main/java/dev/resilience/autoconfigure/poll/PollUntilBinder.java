@@ -20,6 +20,7 @@ import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.observation.ResilienceObservations;
 import dev.resilience.poll.PollListener;
@@ -62,7 +63,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 	}
 
 	@Override
-	public @Nullable PolledMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
+	public @Nullable PolledMethod bind(Method method, Class<?> targetClass, ReturnKind kind, ProposedSettings proposed) {
 		PollUntil annotation = AnnotatedElementUtils.findMergedAnnotation(method, PollUntil.class);
 		if (annotation == null) {
 			return null;
@@ -73,7 +74,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		checkResultCanBePolled(method, kind, untilText, where);
 		MethodExpression until = untilText.isBlank() ? null : this.expressions.parse(untilText, method, where + " (until)",
 				Set.of("result"));
-		PollSettings settings = settings(annotation, name, where);
+		PollSettings settings = settings(annotation, name, where, proposed);
 		String meterName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		return new PolledMethod(meterName, name, settings, until, this.ticker, this.sleeper, this.listeners,
 				this.observations);
@@ -103,7 +104,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 	}
 
 	/** The named settings (or the defaults), with each attribute set on the annotation applied over them. */
-	private PollSettings settings(PollUntil annotation, String name, String where) {
+	private PollSettings settings(PollUntil annotation, String name, String where, ProposedSettings proposed) {
 		PollSettings base;
 		if (name.isBlank()) {
 			base = PollSettings.defaults();
@@ -111,7 +112,7 @@ class PollUntilBinder implements MethodBinder<PolledMethod> {
 		else {
 			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the poll configuration",
 					"resilience.polls");
-			base = this.registry.get(name);
+			base = proposed.get(name, PollSettings.class, this.registry::get);
 		}
 		PollSettings.Builder builder = base.toBuilder();
 		new AttributeOverlay(this.attributes, where).integer(annotation.maxAttempts(), builder::maxAttempts)

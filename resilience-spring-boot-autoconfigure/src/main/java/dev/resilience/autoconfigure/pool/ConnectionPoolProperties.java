@@ -47,6 +47,12 @@ public class ConnectionPoolProperties {
 	 */
 	private @Nullable String factory;
 
+	/** Whether min-idle was set: it makes idle connections, which a pool of permits has none of. */
+	private boolean minIdleSet;
+
+	/** Whether validate-on-checkout was set: only a factory validates. */
+	private boolean validateOnCheckoutSet;
+
 	public int getMaxSize() {
 		return this.maxSize;
 	}
@@ -61,6 +67,7 @@ public class ConnectionPoolProperties {
 
 	public void setMinIdle(int minIdle) {
 		this.minIdle = minIdle;
+		this.minIdleSet = true;
 	}
 
 	public Duration getTimeout() {
@@ -77,6 +84,7 @@ public class ConnectionPoolProperties {
 
 	public void setValidateOnCheckout(boolean validateOnCheckout) {
 		this.validateOnCheckout = validateOnCheckout;
+		this.validateOnCheckoutSet = true;
 	}
 
 	public @Nullable Duration getMaxIdleTime() {
@@ -102,8 +110,9 @@ public class ConnectionPoolProperties {
 	 * @throws IllegalArgumentException naming the property that is wrong
 	 */
 	public ConnectionPoolSettings toSettings(String name) {
+		ConnectionPoolSettings settings;
 		try {
-			return ConnectionPoolSettings.builder()
+			settings = ConnectionPoolSettings.builder()
 				.maxSize(this.maxSize)
 				.minIdle(this.minIdle)
 				.timeout(this.timeout)
@@ -114,6 +123,17 @@ public class ConnectionPoolProperties {
 		catch (IllegalArgumentException ex) {
 			throw PropertyErrors.named("resilience.pools." + name, ex, ConnectionPoolProperties.class);
 		}
+		if (this.factory == null) {
+			// A pool without a factory holds permits: plain objects, made at once, never stale.
+			String without = (this.minIdleSet) ? "min-idle" : (this.validateOnCheckoutSet) ? "validate-on-checkout"
+					: (this.maxIdleTime != null) ? "max-idle-time" : null;
+			if (without != null) {
+				throw new IllegalArgumentException(PropertyErrors.property("resilience.pools." + name + "." + without,
+						"cannot take effect: the pool has no factory, so it holds permits, which are never made ahead, "
+								+ "validated or closed: set factory or remove " + without));
+			}
+		}
+		return settings;
 	}
 
 }

@@ -15,7 +15,9 @@ import dev.resilience.autoconfigure.support.AnnotationAttributeResolver;
 import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.pool.ConnectionPool;
+import dev.resilience.pool.ConnectionPoolSettings;
 import dev.resilience.pool.WithConnection;
 
 /**
@@ -34,7 +36,7 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 	}
 
 	@Override
-	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
+	public @Nullable WithConnectionMethod bind(Method method, Class<?> targetClass, ReturnKind kind, ProposedSettings proposed) {
 		WithConnection annotation = AnnotatedElementUtils.findMergedAnnotation(method, WithConnection.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, WithConnection.class);
@@ -51,7 +53,7 @@ class WithConnectionBinder implements MethodBinder<WithConnectionMethod> {
 		Map<String, ConnectionPool<?>> pools = pools();
 		AnnotationAttributeResolver.checkConfigured(name, pools.keySet(), where, "the pool", "resilience.pools");
 		ConnectionPool<?> pool = pools.get(name);
-		Duration timeout = pool.getSettings().timeout();
+		Duration timeout = proposed.get(name, ConnectionPoolSettings.class, (poolName) -> pool.getSettings()).timeout();
 		if (!annotation.timeout().isBlank()) {
 			timeout = this.attributes.duration(annotation.timeout(), where + " (timeout)");
 			if (timeout.isZero()) {

@@ -20,9 +20,11 @@ import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
+import dev.resilience.ratelimit.RateLimiterSettings;
 
 /**
  * Reads the {@link RateLimited @RateLimited} annotations of one method: the type's first, then
@@ -49,17 +51,17 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 	}
 
 	@Override
-	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
-		checkNotRepeatedVerbatim(method, method);
+	public @Nullable RateLimitedMethod bind(Method method, Class<?> targetClass, ReturnKind kind, ProposedSettings proposed) {
+		checkNotRepeatedVerbatim(method, method, proposed);
 		List<Limit> own = new ArrayList<>();
 		for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(method, RateLimited.class)) {
-			own.add(bind(annotation, method));
+			own.add(bind(annotation, method, proposed));
 		}
 		List<Limit> limits = new ArrayList<>();
 		if (AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
-			checkNotRepeatedVerbatim(targetClass, method);
+			checkNotRepeatedVerbatim(targetClass, method, proposed);
 			for (RateLimited annotation : AnnotatedElementUtils.findMergedRepeatableAnnotations(targetClass, RateLimited.class)) {
-				Limit typeLevel = bind(annotation, method);
+				Limit typeLevel = bind(annotation, method, proposed);
 				// The method's own annotation for the same limiter refines the type's.
 				if (own.stream().noneMatch((limit) -> limit.limiter() == typeLevel.limiter())) {
 					limits.add(typeLevel);
@@ -78,14 +80,14 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 	 * The same annotation written twice on one element: Spring's merged view holds it once, so it
 	 * would silently count once; bound twice, it fails as a limiter named twice with the same key does.
 	 */
-	private void checkNotRepeatedVerbatim(AnnotatedElement element, Method method) {
+	private void checkNotRepeatedVerbatim(AnnotatedElement element, Method method, ProposedSettings proposed) {
 		RateLimited[] declared = element.getDeclaredAnnotationsByType(RateLimited.class);
 		for (int i = 0; i < declared.length; i++) {
 			for (int j = i + 1; j < declared.length; j++) {
 				if (declared[i].equals(declared[j])) {
 					// synthesized, so that name and its alias value are one
 					RateLimited repeated = MergedAnnotation.from(element, declared[i]).synthesize();
-					checkNoDuplicates(List.of(bind(repeated, method), bind(repeated, method)));
+					checkNoDuplicates(List.of(bind(repeated, method, proposed), bind(repeated, method, proposed)));
 				}
 			}
 		}
@@ -108,7 +110,7 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		}
 	}
 
-	private Limit bind(RateLimited annotation, Method method) {
+	private Limit bind(RateLimited annotation, Method method, ProposedSettings proposed) {
 		String where = "@RateLimited on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
 		if (name.isBlank()) {
@@ -119,8 +121,10 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the rate limiter",
 				"resilience.rate-limiters");
 		RateLimiter limiter = this.registry.get(name);
+		RateLimiterSettings settings = proposed.get(name, RateLimiterSettings.class,
+				(limiterName) -> this.registry.get(limiterName).getSettings());
 		try {
-			limiter.getSettings().checkCost(annotation.cost());
+			settings.checkCost(annotation.cost());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new ResilienceConfigurationException(where + ": cost " + annotation.cost()
@@ -130,7 +134,7 @@ class RateLimitedBinder implements MethodBinder<RateLimitedMethod> {
 		}
 		String keyText = this.attributes.resolve(annotation.key(), where + " (key)");
 		MethodExpression key = keyText.isBlank() ? null : this.expressions.parse(keyText, method, where + " (key)");
-		Duration maxWait = annotation.maxWait().isBlank() ? limiter.getSettings().maxWait()
+		Duration maxWait = annotation.maxWait().isBlank() ? settings.maxWait()
 				: this.attributes.duration(annotation.maxWait(), where + " (maxWait)");
 		return new Limit(limiter, key, annotation.cost(), maxWait, where);
 	}

@@ -61,7 +61,10 @@ public final class RateLimiterAutoConfiguration {
 			builder.store(store.type(), store.factory());
 			types.add(store.type());
 		});
+		properties.checkRedisUsed();
 		properties.getRateLimiters().forEach((name, limiter) -> {
+			// the properties first: a mistake in them is named before what the class path lacks
+			RateLimiterSettings settings = limiter.toSettings(name);
 			if (!types.contains(limiter.getStore().id())) {
 				// Only a store from an optional library can be missing: redis.
 				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is " + limiter.getStore().id()
@@ -75,7 +78,7 @@ public final class RateLimiterAutoConfiguration {
 						+ "needs com.netflix.concurrency-limits:concurrency-limits-core on the class path: add that "
 						+ "dependency, or set a number");
 			}
-			builder.limiter(name, limiter.toSettings(name));
+			builder.limiter(name, settings);
 		});
 		return builder.build();
 	}

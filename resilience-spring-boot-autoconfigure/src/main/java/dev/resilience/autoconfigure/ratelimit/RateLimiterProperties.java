@@ -2,8 +2,10 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -94,6 +96,12 @@ public class RateLimiterProperties {
 	 */
 	private final HttpClient httpClient = new HttpClient();
 
+	/**
+	 * The properties set among those that take effect only beside others, as they are spelt: set
+	 * where they cannot take effect, they are refused, never silently ignored.
+	 */
+	private final Set<String> written = new HashSet<>();
+
 	public Store getStore() {
 		return this.store;
 	}
@@ -124,6 +132,7 @@ public class RateLimiterProperties {
 
 	public void setWindowAlgorithm(WindowAlgorithm windowAlgorithm) {
 		this.windowAlgorithm = windowAlgorithm;
+		this.written.add("window-algorithm");
 	}
 
 	public String getMaxConcurrent() {
@@ -148,6 +157,7 @@ public class RateLimiterProperties {
 
 	public void setLeaseTimeout(Duration leaseTimeout) {
 		this.leaseTimeout = leaseTimeout;
+		this.written.add("lease-timeout");
 	}
 
 	public Duration getMaxWait() {
@@ -164,6 +174,7 @@ public class RateLimiterProperties {
 
 	public void setMaxKeys(long maxKeys) {
 		this.maxKeys = maxKeys;
+		this.written.add("max-keys");
 	}
 
 	public StoreFailurePolicy getOnStoreFailure() {
@@ -172,6 +183,7 @@ public class RateLimiterProperties {
 
 	public void setOnStoreFailure(StoreFailurePolicy onStoreFailure) {
 		this.onStoreFailure = onStoreFailure;
+		this.written.add("on-store-failure");
 	}
 
 	public PauseOnThrottle getPauseOnThrottle() {
@@ -228,12 +240,42 @@ public class RateLimiterProperties {
 			}
 			validate(windowPrefix, () -> builder.window(window.limit, window.period));
 		}
+		RateLimiterSettings settings;
 		try {
-			return builder.build();
+			settings = builder.build();
 		}
 		catch (IllegalArgumentException ex) {
 			throw PropertyErrors.named("resilience.rate-limiters." + name, ex, RateLimiterProperties.class);
 		}
+		checkApplicable(prefix, settings);
+		return settings;
+	}
+
+	/** Refuses a property set that the settings leave without effect, naming it and saying why. */
+	private void checkApplicable(String prefix, RateLimiterSettings settings) {
+		boolean memory = this.store == Store.MEMORY;
+		if (this.written.contains("max-keys") && !memory) {
+			throw inapplicable(prefix + "max-keys", "only bounds the keys of the memory store, and store is "
+					+ this.store.id() + ", whose keys expire on their own: remove max-keys");
+		}
+		if (this.written.contains("on-store-failure") && memory) {
+			throw inapplicable(prefix + "on-store-failure", "is what a remote store decides when its server does not "
+					+ "answer, and store is memory, which always answers: remove on-store-failure or set store: redis");
+		}
+		if (this.written.contains("window-algorithm") && settings.windows().isEmpty()) {
+			throw inapplicable(prefix + "window-algorithm", "is how windows count, and the limiter has no windows: "
+					+ "remove window-algorithm or add windows");
+		}
+		if (this.written.contains("lease-timeout") && settings.maxConcurrent() == 0
+				&& settings.adaptiveConcurrency() == null) {
+			throw inapplicable(prefix + "lease-timeout", "is how long a permit of max-concurrent lives, and "
+					+ "max-concurrent is 0 (unlimited), so no permit is held: remove lease-timeout or set max-concurrent");
+		}
+		this.pauseOnThrottle.checkApplicable(prefix + "pause-on-throttle.", settings.adaptiveConcurrency() != null);
+	}
+
+	private static IllegalArgumentException inapplicable(String property, String why) {
+		return new IllegalArgumentException(PropertyErrors.property(property, "cannot take effect: " + why));
 	}
 
 	/** Sets max-concurrent, a number or "adaptive", and adaptive-concurrency, which only "adaptive" takes. */
@@ -454,6 +496,9 @@ public class RateLimiterProperties {
 		 */
 		private double resumeJitter = 0.1;
 
+		/** The properties set among statuses, default-pause, max-pause and resume-jitter. */
+		private final Set<String> written = new HashSet<>();
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -468,6 +513,7 @@ public class RateLimiterProperties {
 
 		public void setStatuses(List<Integer> statuses) {
 			this.statuses = statuses;
+			this.written.add("statuses");
 		}
 
 		public Duration getDefaultPause() {
@@ -476,6 +522,7 @@ public class RateLimiterProperties {
 
 		public void setDefaultPause(Duration defaultPause) {
 			this.defaultPause = defaultPause;
+			this.written.add("default-pause");
 		}
 
 		public Duration getMaxPause() {
@@ -484,6 +531,7 @@ public class RateLimiterProperties {
 
 		public void setMaxPause(Duration maxPause) {
 			this.maxPause = maxPause;
+			this.written.add("max-pause");
 		}
 
 		public double getResumeJitter() {
@@ -492,6 +540,25 @@ public class RateLimiterProperties {
 
 		public void setResumeJitter(double resumeJitter) {
 			this.resumeJitter = resumeJitter;
+			this.written.add("resume-jitter");
+		}
+
+		/**
+		 * Refuses a property set that takes no effect while pausing is off; statuses also tell an
+		 * adaptive limit which answers are drops.
+		 */
+		void checkApplicable(String prefix, boolean adaptive) {
+			if (this.enabled) {
+				return;
+			}
+			for (String property : List.of("statuses", "default-pause", "max-pause", "resume-jitter")) {
+				boolean readByAdaptive = adaptive && property.equals("statuses");
+				if (this.written.contains(property) && !readByAdaptive) {
+					throw inapplicable(prefix + property, "only applies when " + prefix + "enabled is true"
+							+ (property.equals("statuses") ? " or max-concurrent is adaptive" : "")
+							+ ", and it is false: set it true or remove " + property);
+				}
+			}
 		}
 
 		PauseOnThrottleSettings toSettings() {

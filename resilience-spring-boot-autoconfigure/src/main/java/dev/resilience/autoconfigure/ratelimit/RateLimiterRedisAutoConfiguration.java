@@ -1,10 +1,12 @@
 package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.ScheduledExecutorService;
 
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -61,11 +63,20 @@ public final class RateLimiterRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "resilienceRedisRateLimitStore")
 	RateLimitStoreRegistration resilienceRedisRateLimitStore(RedisScriptRunner runner, RateLimitingProperties properties,
-			ObjectProvider<StoreFailureListener> listeners, ObjectProvider<RedisConnectionFactory> connectionFactory) {
+			ObjectProvider<StoreFailureListener> listeners, ObjectProvider<RedisConnectionFactory> connectionFactory,
+			ListableBeanFactory beanFactory) {
 		RateLimitingProperties.Redis redis = properties.getRedis();
 		return new RateLimitStoreRegistration(RedisRateLimitStore.TYPE, (name, settings, ticker) -> {
 			RedisConnectionFactory factory = connectionFactory.getIfUnique();
-			if (factory != null && !(factory instanceof LettuceConnectionFactory)) {
+			if (factory == null) {
+				// Several, none primary: the connection would fail on every decision, which would
+				// silently follow on-store-failure.
+				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is redis, but the "
+						+ "application has several RedisConnectionFactory beans and none is primary: "
+						+ Arrays.toString(beanFactory.getBeanNamesForType(RedisConnectionFactory.class))
+						+ "; mark the one the rate limiters use @Primary");
+			}
+			if (!(factory instanceof LettuceConnectionFactory)) {
 				throw new IllegalStateException("resilience.rate-limiters." + name + ".store is redis, which needs "
 						+ "Spring Data Redis with Lettuce (spring-boot-starter-data-redis) and its "
 						+ "LettuceConnectionFactory; the application's RedisConnectionFactory is a "

@@ -2,10 +2,13 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.Map;
+import java.util.Set;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.internal.DurationText;
 
 /**
@@ -44,6 +47,23 @@ public class RateLimitingProperties {
 		return this.redis;
 	}
 
+	/**
+	 * Refuses {@code resilience.redis} properties set while no rate limiter has {@code store: redis},
+	 * as nothing would read them.
+	 * @throws IllegalArgumentException naming the first such property
+	 */
+	public void checkRedisUsed() {
+		boolean used = this.rateLimiters.values()
+			.stream()
+			.anyMatch((limiter) -> limiter.getStore() == RateLimiterProperties.Store.REDIS);
+		if (!used && !this.redis.written.isEmpty()) {
+			String property = this.redis.written.iterator().next();
+			throw new IllegalArgumentException(PropertyErrors.property("resilience.redis." + property,
+					"cannot take effect: only rate limiters with store: redis use Redis, and none has it: set "
+							+ "store: redis on a limiter or remove resilience.redis." + property));
+		}
+	}
+
 	public boolean isRateLimitStackTraces() {
 		return this.rateLimitStackTraces;
 	}
@@ -77,6 +97,9 @@ public class RateLimitingProperties {
 		 */
 		private Duration connectTimeout = Duration.ofSeconds(2);
 
+		/** The properties set, as they are spelt: only a limiter with store: redis reads them. */
+		private final Set<String> written = new LinkedHashSet<>();
+
 		public String getKeyPrefix() {
 			return this.keyPrefix;
 		}
@@ -89,6 +112,7 @@ public class RateLimitingProperties {
 						+ "Cluster would take them for the hash tag) but was '" + keyPrefix + "'");
 			}
 			this.keyPrefix = keyPrefix;
+			this.written.add("key-prefix");
 		}
 
 		public Duration getDecisionTimeout() {
@@ -102,6 +126,7 @@ public class RateLimitingProperties {
 								+ DurationText.of(decisionTimeout));
 			}
 			this.decisionTimeout = decisionTimeout;
+			this.written.add("decision-timeout");
 		}
 
 		public Duration getConnectTimeout() {
@@ -115,6 +140,7 @@ public class RateLimitingProperties {
 								+ DurationText.of(connectTimeout));
 			}
 			this.connectTimeout = connectTimeout;
+			this.written.add("connect-timeout");
 		}
 
 	}

@@ -10,6 +10,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -39,6 +40,7 @@ import dev.resilience.autoconfigure.retry.RetryProperties;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
 import dev.resilience.autoconfigure.support.AnnotatedMethods;
 import dev.resilience.autoconfigure.support.PropertyErrors;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.web.client.HttpClientRoutes;
 import dev.resilience.poll.PollSettingsRegistry;
 import dev.resilience.pool.ConnectionPool;
@@ -56,6 +58,24 @@ import dev.resilience.retry.RetryRegistry;
  * {@code http-client} routes are changed with its settings, all or nothing.
  */
 public class ResilienceSettingsUpdater {
+
+	/**
+	 * Properties that take effect only beside a value of another, as the properties classes refuse
+	 * them. A limiter's {@code pause-on-throttle.statuses} stays: an adaptive limit reads it too.
+	 */
+	private static final List<Dependency> DEPENDENCIES = List.of(
+			new Dependency(Kind.RATE_LIMITER, "max-concurrent", (value) -> !RateLimiterProperties.isAdaptive(value),
+					List.of("adaptive-concurrency")),
+			new Dependency(Kind.RATE_LIMITER, "max-concurrent", "0"::equals, List.of("lease-timeout")),
+			new Dependency(Kind.RATE_LIMITER, "pause-on-throttle.enabled", "false"::equalsIgnoreCase,
+					List.of("pause-on-throttle.default-pause", "pause-on-throttle.max-pause",
+							"pause-on-throttle.resume-jitter")),
+			new Dependency(Kind.RETRY, "backoff", (value) -> !"exponential".equalsIgnoreCase(value),
+					List.of("multiplier")),
+			new Dependency(Kind.RETRY, "backoff", "fixed"::equalsIgnoreCase, List.of("max-delay")),
+			new Dependency(Kind.POLL, "backoff", (value) -> !"exponential".equalsIgnoreCase(value),
+					List.of("multiplier")),
+			new Dependency(Kind.POLL, "backoff", "fixed"::equalsIgnoreCase, List.of("max-delay")));
 
 	private final ConfigurableEnvironment environment;
 
@@ -246,6 +266,16 @@ public class ResilienceSettingsUpdater {
 		S settings = target.mapping().toSettings(properties, name);
 		// checked before anything changes, applied once everything else is
 		Runnable companion = target.companion().prepare(properties, name);
+		AnnotatedMethods<?> methods = target.methods();
+		if (methods != null) {
+			try {
+				// before the change is made, so that a change a method refuses is never live
+				methods.check(ProposedSettings.of(name, settings));
+			}
+			catch (RuntimeException ex) {
+				throw refusedByMethod(prefix, requested, ex);
+			}
+		}
 		Runnable restore = target.snapshot(name);
 		try {
 			target.update().accept(name, settings);
@@ -257,18 +287,30 @@ public class ResilienceSettingsUpdater {
 		catch (IllegalStateException ex) {
 			throw new IllegalStateException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())), ex);
 		}
-		AnnotatedMethods<?> methods = target.methods();
 		if (methods != null) {
 			try {
 				methods.rebind();
 			}
 			catch (RuntimeException ex) {
+				// only when a registry keeps other settings than it was given, as the check saw the same
 				restore.run();
 				throw new IllegalArgumentException(PropertyErrors.entry(prefix.toString(), String.valueOf(ex.getMessage())),
 						ex);
 			}
 		}
 		companion.run();
+	}
+
+	/**
+	 * Words a change an annotated method refuses: naming the property changed, when the change
+	 * set one, else the entry, then the method's message.
+	 */
+	private static IllegalArgumentException refusedByMethod(ConfigurationPropertyName prefix,
+			Set<ConfigurationPropertyName> requested, RuntimeException refused) {
+		String message = String.valueOf(refused.getMessage());
+		return new IllegalArgumentException((requested.size() == 1)
+				? PropertyErrors.property(requested.iterator().next().toString(), "cannot take this value: " + message)
+				: PropertyErrors.entry(prefix.toString(), message), refused);
 	}
 
 	/**
@@ -305,9 +347,7 @@ public class ResilienceSettingsUpdater {
 			});
 		});
 		overrides.forEach((path, value) -> values.put(prefix + "." + path, value));
-		if (kind == Kind.RATE_LIMITER) {
-			setAsideAdaptiveConcurrency(prefix, overrides, requested, values);
-		}
+		setAsideInapplicable(kind, prefix, overrides, requested, values);
 		Set<ConfigurationPropertyName> bound = new HashSet<>();
 		Binder binder = new Binder(List.of(new MapConfigurationPropertySource(values)),
 				new PropertySourcesPlaceholdersResolver(this.environment));
@@ -345,24 +385,40 @@ public class ResilienceSettingsUpdater {
 	}
 
 	/**
-	 * Leaves out a limiter's {@code adaptive-concurrency} values (the environment's and those set
-	 * here before) while its {@code max-concurrent} is set here to a number: with a number they are
-	 * refused, and as nothing set here can be unset before a restart, a limiter once adaptive could
-	 * never go back to a fixed limit. They apply again when {@code max-concurrent} is set back to
-	 * {@code adaptive}. Values of {@code adaptive-concurrency} set in the same change stay, and are
-	 * refused with the number.
+	 * Leaves out the values (the environment's and those set here before) of the properties that a
+	 * value set here leaves without effect, such as a limiter's {@code adaptive-concurrency} once
+	 * its {@code max-concurrent} is set here to a number: they would be refused, and as nothing set
+	 * here can be unset before a restart, a limiter once adaptive could never go back to a fixed
+	 * limit. They apply again when the value set here is set back. Values of those properties set
+	 * in the same change stay, and are refused.
 	 */
-	private static void setAsideAdaptiveConcurrency(ConfigurationPropertyName prefix, Map<String, String> overrides,
+	private static void setAsideInapplicable(Kind kind, ConfigurationPropertyName prefix, Map<String, String> overrides,
 			Set<ConfigurationPropertyName> requested, Map<String, Object> values) {
-		String maxConcurrent = overrides.get("max-concurrent");
-		if (maxConcurrent == null || RateLimiterProperties.isAdaptive(maxConcurrent)) {
-			return;
+		for (Dependency dependency : DEPENDENCIES) {
+			String value = overrides.get(dependency.property());
+			if (dependency.kind() != kind || value == null || !dependency.leavesWithoutEffect().test(value.strip())) {
+				continue;
+			}
+			for (String dependent : dependency.dependents()) {
+				ConfigurationPropertyName set = prefix.append(dependent);
+				values.keySet().removeIf((name) -> {
+					ConfigurationPropertyName property = ConfigurationPropertyName.of(name);
+					return (set.equals(property) || set.isAncestorOf(property)) && !requested.contains(property);
+				});
+			}
 		}
-		ConfigurationPropertyName adaptive = prefix.append("adaptive-concurrency");
-		values.keySet().removeIf((name) -> {
-			ConfigurationPropertyName property = ConfigurationPropertyName.of(name);
-			return (adaptive.equals(property) || adaptive.isAncestorOf(property)) && !requested.contains(property);
-		});
+	}
+
+	/**
+	 * Properties that a value of another leaves without effect.
+	 *
+	 * @param kind what they belong to
+	 * @param property the other property, as its path is kept in the overrides
+	 * @param leavesWithoutEffect whether a value of it, stripped, leaves them without effect
+	 * @param dependents the properties it leaves without effect
+	 */
+	private record Dependency(Kind kind, String property, Predicate<String> leavesWithoutEffect,
+			List<String> dependents) {
 	}
 
 	/**

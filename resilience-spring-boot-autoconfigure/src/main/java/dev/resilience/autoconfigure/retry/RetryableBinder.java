@@ -22,6 +22,7 @@ import dev.resilience.autoconfigure.support.MethodBinder;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
 import dev.resilience.autoconfigure.support.MethodExpression;
 import dev.resilience.autoconfigure.support.MethodExpressionEvaluator;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.autoconfigure.support.ReturnKind;
 import dev.resilience.retry.RetryPolicy;
 import dev.resilience.retry.RetryRegistry;
@@ -48,7 +49,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	@Override
-	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass, ReturnKind kind) {
+	public @Nullable RetryableMethod bind(Method method, Class<?> targetClass, ReturnKind kind, ProposedSettings proposed) {
 		Retryable annotation = AnnotatedElementUtils.findMergedAnnotation(method, Retryable.class);
 		if (annotation == null && AnnotatedMethodPointcut.reachedByTypeLevel(method)) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, Retryable.class);
@@ -62,7 +63,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		}
 		String where = "@Retryable on " + AnnotationAttributeResolver.describe(method);
 		String name = this.attributes.resolve(annotation.name(), where + " (name)");
-		RetryPolicy policy = policy(annotation, name, where);
+		RetryPolicy policy = policy(annotation, name, where, proposed);
 		String retryName = AnnotationAttributeResolver.nameOrMethod(name, method, targetClass);
 		if (!annotation.retryIfResult().isBlank() && kind == ReturnKind.FLUX) {
 			throw new ResilienceConfigurationException(where + " sets retryIfResult on a method returning a Flux, "
@@ -76,7 +77,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 	}
 
 	/** The named policy, or the defaults, with the attributes set on the annotation laid over it. */
-	private RetryPolicy policy(Retryable annotation, String name, String where) {
+	private RetryPolicy policy(Retryable annotation, String name, String where, ProposedSettings proposed) {
 		RetryPolicy base;
 		if (name.isBlank()) {
 			base = RetryPolicy.builder().build();
@@ -84,7 +85,7 @@ class RetryableBinder implements MethodBinder<RetryableMethod> {
 		else {
 			AnnotationAttributeResolver.checkConfigured(name, this.registry.getNames(), where, "the retry policy",
 					"resilience.retries");
-			base = this.registry.getPolicy(name);
+			base = proposed.get(name, RetryPolicy.class, this.registry::getPolicy);
 		}
 		RetryPolicy.Builder builder = base.toBuilder();
 		new AttributeOverlay(this.attributes, where).integer(annotation.maxRetries(), builder::maxRetries)

@@ -122,8 +122,20 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	 * wrong
 	 */
 	final @Nullable Bound<B> bound(Method method, Class<?> targetClass) {
-		return this.bindings.computeIfAbsent(new Key(method, targetClass), (key) -> read(method, targetClass))
+		return this.bindings.computeIfAbsent(new Key(method, targetClass), (key) -> read(method, targetClass, ProposedSettings.NONE))
 			.orElse(null);
+	}
+
+	/**
+	 * Reads every method read so far again as if a change were made, changing nothing: the check
+	 * of a run-time change before it is made.
+	 * @param proposed the settings the change would give
+	 * @throws IllegalStateException naming the method of the first mistake
+	 */
+	public final synchronized void check(ProposedSettings proposed) {
+		for (Key key : this.bindings.keySet()) {
+			read(key.method(), key.targetClass(), proposed);
+		}
 	}
 
 	/**
@@ -135,7 +147,7 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 	public final synchronized void rebind() {
 		Map<Key, Optional<Bound<B>>> fresh = new ConcurrentHashMap<>();
 		for (Key key : this.bindings.keySet()) {
-			fresh.put(key, read(key.method(), key.targetClass()));
+			fresh.put(key, read(key.method(), key.targetClass(), ProposedSettings.NONE));
 		}
 		this.bindings = fresh;
 	}
@@ -214,7 +226,7 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		}
 	}
 
-	private Optional<Bound<B>> read(Method invoked, Class<?> targetClass) {
+	private Optional<Bound<B>> read(Method invoked, Class<?> targetClass, ProposedSettings proposed) {
 		if (!this.pointcut.matches(invoked, targetClass)) {
 			return Optional.empty();
 		}
@@ -229,7 +241,7 @@ public class AnnotatedMethods<B> implements SmartInitializingSingleton {
 		}
 		ReturnKind kind = ReturnKind.of(method, this.pointcut.getAnnotationType(),
 				(this.beanFactory != null) ? this.beanFactory.getBeanClassLoader() : null);
-		B binding = this.binder.bind(method, targetClass, kind);
+		B binding = this.binder.bind(method, targetClass, kind, proposed);
 		return (binding != null) ? Optional.of(new Bound<>(binding, kind)) : Optional.empty();
 	}
 

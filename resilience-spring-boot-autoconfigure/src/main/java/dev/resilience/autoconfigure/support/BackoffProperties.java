@@ -1,6 +1,7 @@
 package dev.resilience.autoconfigure.support;
 
 import java.time.Duration;
+import java.util.Locale;
 
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.BackoffPolicy;
@@ -33,6 +34,12 @@ public abstract class BackoffProperties {
 	 * Cap on one delay between attempts.
 	 */
 	private Duration maxDelay;
+
+	/** Whether multiplier, which only exponential backoff reads, was set. */
+	private boolean multiplierSet;
+
+	/** Whether max-delay, which a fixed backoff never reaches, was set. */
+	private boolean maxDelaySet;
 
 	/**
 	 * Creates the settings with a capability's defaults.
@@ -67,6 +74,7 @@ public abstract class BackoffProperties {
 
 	public void setMultiplier(double multiplier) {
 		this.multiplier = multiplier;
+		this.multiplierSet = true;
 	}
 
 	public Duration getMaxDelay() {
@@ -75,15 +83,30 @@ public abstract class BackoffProperties {
 
 	public void setMaxDelay(Duration maxDelay) {
 		this.maxDelay = maxDelay;
+		this.maxDelaySet = true;
 	}
 
 	/**
 	 * Checks the four settings together and makes the backoff.
 	 * @return the backoff
-	 * @throws IllegalArgumentException naming the setting that is out of range, in camel case
+	 * @throws IllegalArgumentException naming the setting that is out of range, or that is set
+	 * but cannot take effect with the backoff, as its property is spelt
 	 */
 	protected BackoffPolicy toBackoffPolicy() {
-		return new BackoffPolicy(this.backoff, this.delay, this.multiplier, this.maxDelay);
+		BackoffPolicy policy = new BackoffPolicy(this.backoff, this.delay, this.multiplier, this.maxDelay);
+		if (this.multiplierSet && this.backoff != Backoff.EXPONENTIAL) {
+			throw new IllegalArgumentException("multiplier cannot take effect: only exponential backoff grows by it, "
+					+ "and backoff is " + name(this.backoff) + ": set backoff: exponential or remove multiplier");
+		}
+		if (this.maxDelaySet && this.backoff == Backoff.FIXED) {
+			throw new IllegalArgumentException("max-delay cannot take effect: backoff is fixed, so every delay is "
+					+ "delay: set backoff: linear or exponential, or remove max-delay");
+		}
+		return policy;
+	}
+
+	private static String name(Backoff backoff) {
+		return backoff.name().toLowerCase(Locale.ROOT);
 	}
 
 }

@@ -30,14 +30,14 @@ class ResilienceEndpointPollTests {
 			.withPropertyValues("resilience.polls.export.max-attempts=-1", "resilience.polls.export.timeout=30s",
 					"resilience.polls.export.backoff=exponential", "resilience.polls.export.delay=100ms",
 					"resilience.polls.export.max-delay=2s", "resilience.polls.export.ignore-exceptions=true",
-					"resilience.polls.report.multiplier=3")
+					"resilience.polls.report.backoff=exponential", "resilience.polls.report.multiplier=3")
 			.run((context) -> {
 				ResilienceEndpoint endpoint = context.getBean(ResilienceEndpoint.class);
 				assertThat(endpoint.resilience().polls()).containsOnlyKeys("export", "report");
 				assertThat(endpoint.resilience().polls().get("export")).isEqualTo(new PollDescriptor(-1,
 						"100ms", "exponential", 2.0, "2s", "30s", true));
 				assertThat(endpoint.resilience().polls().get("report")).isEqualTo(new PollDescriptor(5,
-						"10ms", "linear", 3.0, "10s", null, false));
+						"10ms", "exponential", 3.0, "10s", null, false));
 			});
 	}
 

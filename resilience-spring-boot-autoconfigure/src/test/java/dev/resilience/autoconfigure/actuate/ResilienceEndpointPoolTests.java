@@ -12,6 +12,7 @@ import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.actuate.ResilienceEndpoint.PoolDescriptor;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.ConnectionPool;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,7 +28,10 @@ class ResilienceEndpointPoolTests {
 				ConnectionPoolAutoConfiguration.class, ResilienceEndpointAutoConfiguration.class))
 		.withPropertyValues("management.endpoints.web.exposure.include=resilience",
 				"resilience.pools.partner.max-size=3", "resilience.pools.partner.timeout=15s",
-				"resilience.pools.partner.max-idle-time=2m", "resilience.pools.other.min-idle=1");
+				"resilience.pools.partner.max-idle-time=2m", "resilience.pools.other.min-idle=1",
+				// idle connections are a factory's: a pool of permits has none to keep or close
+				"resilience.pools.partner.factory=sessions", "resilience.pools.other.factory=sessions")
+		.withBean("sessions", ConnectionFactory.class, () -> (ConnectionFactory<StringBuilder>) StringBuilder::new);
 
 	@Test
 	void resilienceShouldListPoolsWithSettingsAndLiveCounts() {

@@ -33,6 +33,7 @@ import dev.resilience.ratelimit.AdaptiveConcurrencySettings;
 import dev.resilience.ratelimit.AdaptiveProbe;
 import dev.resilience.ratelimit.Permit;
 import dev.resilience.ratelimit.RateLimitExceededException;
+import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.ratelimit.RateLimiter;
 import dev.resilience.ratelimit.RateLimiterRegistry;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -64,6 +65,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 				"resilience.rate-limiters.tuned.max-concurrent=adaptive",
 				"resilience.rate-limiters.tuned.adaptive-concurrency.initial-limit=4",
 				"resilience.rate-limiters.unlimited.windows[0].limit=100",
+				"resilience.rate-limiters.costly.token-bucket.capacity=10",
+				"resilience.rate-limiters.costly.token-bucket.refill-tokens=1",
+				"resilience.rate-limiters.costly.token-bucket.refill-period=1h",
 				"resilience.rate-limiters.unlimited.windows[0].period=1h",
 				"resilience.retries.flaky.max-retries=1", "resilience.retries.flaky.delay=1s",
 				"resilience.polls.export.max-attempts=2", "resilience.polls.export.delay=1s",
@@ -132,6 +136,22 @@ class ResilienceEndpointWriteTests {
 		assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 		assertThat(permitted(limiter, 3)).isEqualTo(2);
 		assertThat(post("nobody", "{\"properties\": {\"max-wait\": \"1s\"}}").statusCode()).isEqualTo(404);
+	}
+
+	@Test
+	void postThatAnAnnotatedMethodRefusesShouldNeverBeLiveAndKeepTheBucketExactly() throws Exception {
+		RateLimiter limiter = this.registry.get("costly");
+		RateLimiterSettings before = limiter.getSettings();
+		assertThat(permitted(limiter, 1)).isEqualTo(1);
+		// Applied, even briefly, capacity 2 would have cut the bucket's 9 tokens to 2 for good.
+		HttpResponse<String> refused = post("costly", "{\"properties\": {\"token-bucket.capacity\": \"2\"}}");
+		assertThat(refused.statusCode()).isEqualTo(400);
+		assertThat((String) JsonPath.read(refused.body(), "$.error"))
+			.startsWith("resilience.rate-limiters.costly.token-bucket.capacity cannot take this value: "
+					+ "@RateLimited on Calls.costly(): cost 3 is invalid for rate limiter 'costly'");
+		assertThat(limiter.getSettings()).isSameAs(before);
+		assertThat(limiter.inspect("").getRemaining()).isEqualTo(9);
+		assertThat(permitted(limiter, 10)).isEqualTo(9);
 	}
 
 	@Test
@@ -308,6 +328,10 @@ class ResilienceEndpointWriteTests {
 		public Object export() {
 			this.export.incrementAndGet();
 			return null;
+		}
+
+		@RateLimited(name = "costly", cost = 3)
+		public void costly() {
 		}
 
 		@WithConnection(pool = "workers")

@@ -13,6 +13,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.pool.ConnectionPoolAutoConfiguration;
 import dev.resilience.autoconfigure.ratelimit.RateLimiterAutoConfiguration;
+import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.ConnectionPool;
 import dev.resilience.pool.ConnectionPoolStats;
 
@@ -27,7 +28,9 @@ class ResilienceHealthPoolTests {
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
 				ConnectionPoolAutoConfiguration.class, ResilienceHealthAutoConfiguration.class))
-		.withPropertyValues("resilience.pools.partner.max-size=1", "resilience.pools.other.min-idle=1");
+		.withPropertyValues("resilience.pools.partner.max-size=1", "resilience.pools.other.min-idle=1",
+				"resilience.pools.other.factory=sessions")
+		.withBean("sessions", ConnectionFactory.class, () -> (ConnectionFactory<StringBuilder>) StringBuilder::new);
 
 	@Test
 	void healthShouldDetailEveryPoolAndStayUpWhenAPoolIsFullyBusy() {

@@ -47,11 +47,10 @@ class ResilienceReadinessTests {
 				DataRedisAutoConfiguration.class, ResilienceAutoConfiguration.class, RateLimiterAutoConfiguration.class,
 				RateLimiterRedisAutoConfiguration.class, ResilienceHealthAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port(),
-				"resilience.redis.connect-timeout=30s", "resilience.rate-limiters.local.windows[0].limit=5",
-				"resilience.rate-limiters.local.windows[0].period=1m");
+				"resilience.rate-limiters.local.windows[0].limit=5", "resilience.rate-limiters.local.windows[0].period=1m");
 
 	private final ApplicationContextRunner withRedisLimiter = this.contextRunner.withPropertyValues(
-			"resilience.rate-limiters.partner.store=redis", "resilience.rate-limiters.partner.windows[0].limit=5",
+			"resilience.redis.connect-timeout=30s", "resilience.rate-limiters.partner.store=redis", "resilience.rate-limiters.partner.windows[0].limit=5",
 			"resilience.rate-limiters.partner.windows[0].period=1m");
 
 	@Test

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollSettings;
 import dev.resilience.poll.PollSettingsRegistry;
@@ -64,13 +65,13 @@ class PollUntilOverlayTests {
 	void aSecondValueOfIgnoreExceptionsStopsStartup() {
 		Method method = ReflectionUtils.findMethod(Client.class, "twoFlags");
 		assertThatIllegalStateException()
-			.isThrownBy(() -> binder().bind(method, Client.class, ReturnKind.of(method, PollUntil.class)))
+			.isThrownBy(() -> binder().bind(method, Client.class, ReturnKind.of(method, PollUntil.class), ProposedSettings.NONE))
 			.withMessage("@PollUntil on Client.twoFlags() (ignoreExceptions) sets 2 values, but takes one at most");
 	}
 
 	private PolledMethod bind(String name) {
 		Method method = ReflectionUtils.findMethod(Client.class, name);
-		PolledMethod bound = binder().bind(method, Client.class, ReturnKind.of(method, PollUntil.class));
+		PolledMethod bound = binder().bind(method, Client.class, ReturnKind.of(method, PollUntil.class), ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

@@ -16,6 +16,7 @@ import org.springframework.util.ReflectionUtils;
 import dev.resilience.ManualTicker;
 import dev.resilience.ManualScheduler;
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.poll.PollExhaustedException;
 import dev.resilience.poll.PollHistory;
 import dev.resilience.poll.PollSettings;
@@ -68,7 +69,7 @@ class PolledMethodAsyncTests {
 		Method method = ReflectionUtils.findMethod(Client.class, name, String.class);
 		PolledMethod bound = new PollUntilBinder(registry, this.ticker, (nanos) -> {
 			throw new AssertionError("never sleeps");
-		}, List.of(this::record), null).bind(method, Client.class, ReturnKind.of(method, PollUntil.class));
+		}, List.of(this::record), null).bind(method, Client.class, ReturnKind.of(method, PollUntil.class), ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

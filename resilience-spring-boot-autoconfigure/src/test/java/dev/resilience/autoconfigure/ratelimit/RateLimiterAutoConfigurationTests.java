@@ -57,23 +57,24 @@ class RateLimiterAutoConfigurationTests {
 	void runWhenLimitersAreConfiguredShouldRegisterThemInOrder() {
 		this.contextRunner.withPropertyValues("resilience.rate-limiters.zeta.windows[0].limit=25",
 				"resilience.rate-limiters.zeta.windows[0].period=5s", "resilience.rate-limiters.zeta.windows[1].limit=300",
-				"resilience.rate-limiters.zeta.windows[1].period=60s", "resilience.rate-limiters.alpha.token-bucket.capacity=50",
+				"resilience.rate-limiters.zeta.windows[1].period=60s", "resilience.rate-limiters.zeta.window-algorithm=counter",
+				"resilience.rate-limiters.alpha.token-bucket.capacity=50",
 				"resilience.rate-limiters.alpha.token-bucket.refill-tokens=5",
 				"resilience.rate-limiters.alpha.token-bucket.refill-strategy=interval",
 				"resilience.rate-limiters.alpha.max-concurrent=10", "resilience.rate-limiters.alpha.lease-timeout=2m",
-				"resilience.rate-limiters.alpha.max-wait=250ms", "resilience.rate-limiters.alpha.window-algorithm=counter")
+				"resilience.rate-limiters.alpha.max-wait=250ms")
 			.run((context) -> {
 				RateLimiterRegistry registry = context.getBean(RateLimiterRegistry.class);
 				assertThat(registry.getNames()).containsExactly("zeta", "alpha");
 				assertThat(registry.get("zeta").getSettings()).isEqualTo(RateLimiterSettings.builder()
 					.window(25, Duration.ofSeconds(5))
 					.window(300, Duration.ofSeconds(60))
+					.windowAlgorithm(WindowAlgorithm.COUNTER)
 					.build());
 				assertThat(registry.get("alpha").getSettings()).isEqualTo(RateLimiterSettings.builder()
 					.tokenBucket(50, 5, Duration.ofSeconds(1), RefillStrategy.INTERVAL)
 					.maxConcurrent(10, Duration.ofMinutes(2))
 					.maxWait(Duration.ofMillis(250))
-					.windowAlgorithm(WindowAlgorithm.COUNTER)
 					.build());
 				assertThat(registry.get("alpha").getStoreType()).isEqualTo("memory");
 			});

@@ -54,13 +54,16 @@ class RateLimiterRedisAutoConfigurationTests {
 
 	private static final RedisServer server = RedisServer.shared();
 
-	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+	/** Without resilience.redis settings, which are refused while no limiter uses Redis. */
+	private final ApplicationContextRunner memoryContextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, ResilienceAutoConfiguration.class,
 				RateLimiterRedisAutoConfiguration.class, RateLimiterAutoConfiguration.class,
 				RateLimiterMetricsAutoConfiguration.class, ResilienceHealthAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
-		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port(),
-				"resilience.redis.key-prefix=autoconfig-" + System.nanoTime() + ":",
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.port());
+
+	private final ApplicationContextRunner contextRunner = this.memoryContextRunner
+		.withPropertyValues("resilience.redis.key-prefix=autoconfig-" + System.nanoTime() + ":",
 				// startup waits for the connection (a cold JVM loads Lettuce meanwhile) and the
 				// decisions for Redis: time enough on a busy machine
 				"resilience.redis.connect-timeout=30s", "resilience.redis.decision-timeout=5s");
@@ -147,7 +150,7 @@ class RateLimiterRedisAutoConfigurationTests {
 	@Test
 	void runWithOnlyInMemoryLimitersShouldNeverContactRedis() throws IOException {
 		try (CountingServer fake = new CountingServer()) {
-			this.contextRunner
+			this.memoryContextRunner
 				.withPropertyValues("spring.data.redis.port=" + fake.port(), "resilience.rate-limiters.local.max-concurrent=1")
 				.run((context) -> {
 					assertThat(context).hasNotFailed();
@@ -303,17 +306,40 @@ class RateLimiterRedisAutoConfigurationTests {
 	}
 
 	@Test
-	void runWithOnlyInMemoryLimitersShouldNotWaitForRedis() throws IOException {
-		int closedPort;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			closedPort = socket.getLocalPort();
-		}
-		long start = System.nanoTime();
+	void runWithOnlyInMemoryLimitersShouldRefuseAConnectTimeoutNothingWouldWaitFor() {
+		this.memoryContextRunner
+			.withPropertyValues("resilience.redis.connect-timeout=10s", "resilience.rate-limiters.local.max-concurrent=1")
+			.run(Failures.startupFailedWith("resilience.redis.connect-timeout cannot take effect: only rate limiters "
+					+ "with store: redis use Redis, and none has it"));
+	}
+
+	@Test
+	void runWithSeveralConnectionFactoriesNoneOfThemPrimaryShouldFailNamingThem() {
+		this.contextRunner.withBean("first", RedisConnectionFactory.class, RateLimiterRedisAutoConfigurationTests::lettuce)
+			.withBean("second", RedisConnectionFactory.class, RateLimiterRedisAutoConfigurationTests::lettuce)
+			.withPropertyValues(shared("partner", 1))
+			.run(Failures.startupFailedWith("resilience.rate-limiters.partner.store is redis, but the application has "
+					+ "several RedisConnectionFactory beans and none is primary: [first, second]; mark the one the "
+					+ "rate limiters use @Primary"));
+	}
+
+	@Test
+	void runWithSeveralConnectionFactoriesOneOfThemPrimaryShouldDecideThroughIt() {
 		this.contextRunner
-			.withPropertyValues("spring.data.redis.port=" + closedPort, "resilience.redis.connect-timeout=10s",
-					"resilience.rate-limiters.local.max-concurrent=1")
-			.run((context) -> assertThat(context).hasNotFailed());
-		assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+			.withBean("first", RedisConnectionFactory.class, RateLimiterRedisAutoConfigurationTests::lettuce,
+					(definition) -> definition.setPrimary(true))
+			.withBean("second", RedisConnectionFactory.class, RateLimiterRedisAutoConfigurationTests::lettuce)
+			.withPropertyValues(shared("partner", 1))
+			.run((context) -> {
+				RateLimiter limiter = context.getBean(RateLimiterRegistry.class).get("partner");
+				assertThat(limiter.tryAcquire("k", 1).isPermitted()).isTrue();
+				assertThat(limiter.tryAcquire("k", 1).isPermitted()).isFalse();
+				assertThat(limiter.getStoreErrors()).isZero();
+			});
+	}
+
+	private static RedisConnectionFactory lettuce() {
+		return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", server.port()));
 	}
 
 	@Test

@@ -142,7 +142,8 @@ class ResilienceEnvironmentChangeTests {
 			ResilienceSettingsUpdater updater = context.getBean(ResilienceSettingsUpdater.class);
 			assertThatIllegalArgumentException()
 				.isThrownBy(() -> updater.update("partner", Map.of("windows[0].limit", "2")))
-				.withMessageStartingWith("resilience.rate-limiters.partner: @RateLimited on Costly.call(): cost 3 is "
+				.withMessageStartingWith("resilience.rate-limiters.partner.windows[0].limit cannot take this value: "
+						+ "@RateLimited on Costly.call(): cost 3 is "
 						+ "invalid for rate limiter 'partner'");
 			assertThat(limiter.getSettings().windows().get(0).limit()).isEqualTo(3);
 			updater.update("partner", Map.of("windows[0].limit", "4"));

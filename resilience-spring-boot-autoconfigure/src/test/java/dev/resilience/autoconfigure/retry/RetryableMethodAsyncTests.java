@@ -19,6 +19,7 @@ import org.springframework.util.ReflectionUtils;
 import dev.resilience.ManualTicker;
 import dev.resilience.ManualScheduler;
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.retry.Jitter;
 import dev.resilience.retry.RetriesExhaustedException;
 import dev.resilience.retry.RetryExecution;
@@ -201,7 +202,7 @@ class RetryableMethodAsyncTests {
 	private RetryableMethod bind(String name) {
 		Method method = ReflectionUtils.findMethod(Client.class, name, String.class);
 		RetryableMethod bound = new RetryableBinder(this.registry, null).bind(method, Client.class,
-				ReturnKind.of(method, Retryable.class));
+				ReturnKind.of(method, Retryable.class), ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

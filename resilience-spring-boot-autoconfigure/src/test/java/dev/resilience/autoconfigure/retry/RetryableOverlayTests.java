@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.util.ReflectionUtils;
 
 import dev.resilience.autoconfigure.support.ReturnKind;
+import dev.resilience.autoconfigure.support.ProposedSettings;
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.BackoffPolicy;
 import dev.resilience.retry.Jitter;
@@ -77,7 +78,7 @@ class RetryableOverlayTests {
 		Method method = ReflectionUtils.findMethod(Client.class, "twoBackoffs");
 		assertThatIllegalStateException()
 			.isThrownBy(() -> new RetryableBinder(this.registry, null).bind(method, Client.class,
-					ReturnKind.of(method, Retryable.class)))
+					ReturnKind.of(method, Retryable.class), ProposedSettings.NONE))
 			.withMessage("@Retryable on Client.twoBackoffs() (backoff) sets 2 values, but takes one at most");
 	}
 
@@ -89,7 +90,7 @@ class RetryableOverlayTests {
 	private RetryableMethod bind(String name) {
 		Method method = ReflectionUtils.findMethod(Client.class, name);
 		RetryableMethod bound = new RetryableBinder(this.registry, null).bind(method, Client.class,
-				ReturnKind.of(method, Retryable.class));
+				ReturnKind.of(method, Retryable.class), ProposedSettings.NONE);
 		assertThat(bound).isNotNull();
 		return bound;
 	}

@@ -154,7 +154,7 @@ class AnnotatedMethodAdvisorTests {
 
 		@Bean
 		static AnnotatedMethods<String> auditedMethods(AuditLog log, ConfigurableListableBeanFactory beanFactory) {
-			return new AnnotatedMethods<>(Audited.class, (method, targetClass, kind) -> bind(log, method, targetClass),
+			return new AnnotatedMethods<>(Audited.class, (method, targetClass, kind, proposed) -> bind(log, method, targetClass),
 					beanFactory);
 		}
 

@@ -413,7 +413,7 @@ class AsyncAdviceTests {
 		@Bean
 		static AnnotatedMethods<Holds> heldMethods(ObjectProvider<Holds> holds,
 				ConfigurableListableBeanFactory beanFactory) {
-			return new AnnotatedMethods<>(Held.class, (method, targetClass, kind) -> holds.getObject(), beanFactory);
+			return new AnnotatedMethods<>(Held.class, (method, targetClass, kind, proposed) -> holds.getObject(), beanFactory);
 		}
 
 		@Bean

@@ -34,11 +34,14 @@ class RestClientRateLimitTests {
 	@AutoClose
 	private final PartnerServer partner = new PartnerServer();
 
-	private final ApplicationContextRunner contextRunner = LimitedClients.restClients()
+	/** Without pausing, whose settings are refused while it is off. */
+	private final ApplicationContextRunner unpausedRunner = LimitedClients.restClients()
 		.withPropertyValues(PARTNER + "windows[0].limit=2", PARTNER + "windows[0].period=1m",
-				PARTNER + "http-client.hosts=localhost", PARTNER + "pause-on-throttle.enabled=true",
-				PARTNER + "pause-on-throttle.default-pause=4s", PARTNER + "pause-on-throttle.max-pause=10s",
-				PARTNER + "pause-on-throttle.resume-jitter=0");
+				PARTNER + "http-client.hosts=localhost");
+
+	private final ApplicationContextRunner contextRunner = this.unpausedRunner.withPropertyValues(
+			PARTNER + "pause-on-throttle.enabled=true", PARTNER + "pause-on-throttle.default-pause=4s",
+			PARTNER + "pause-on-throttle.max-pause=10s", PARTNER + "pause-on-throttle.resume-jitter=0");
 
 	@Test
 	void requestsToAListedHostAreLimitedAndOthersAreNot() {
@@ -163,8 +166,7 @@ class RestClientRateLimitTests {
 
 	@Test
 	void answersAreNotReadForSignalsWhenTheLimiterDoesNotPause() {
-		this.contextRunner
-			.withPropertyValues(PARTNER + "windows[0].limit=100", PARTNER + "pause-on-throttle.enabled=false")
+		this.unpausedRunner.withPropertyValues(PARTNER + "windows[0].limit=100")
 			.run((context) -> {
 				RestClient limited = restClient(context, "localhost");
 				this.partner.answerNext(429, Map.of("Retry-After", "7"));
