@@ -28,6 +28,7 @@ import org.springframework.context.annotation.Import;
 
 import dev.resilience.autoconfigure.TestTimeConfiguration;
 import dev.resilience.poll.PollUntil;
+import dev.resilience.pool.ConnectionFactory;
 import dev.resilience.pool.WithConnection;
 import dev.resilience.ratelimit.RateLimited;
 import dev.resilience.retry.Retryable;
@@ -60,7 +61,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"resilience.rate-limiters.rt-limiter.pause-on-throttle.max-pause=1h",
 				"resilience.rate-limiters.rt-limiter.pause-on-throttle.resume-jitter=0.2",
 				"resilience.retries.rt-retry.max-retries=4", "resilience.retries.rt-retry.delay=1530ms",
-				"resilience.retries.rt-retry.backoff=linear", "resilience.retries.rt-retry.multiplier=3",
+				"resilience.retries.rt-retry.backoff=exponential", "resilience.retries.rt-retry.multiplier=3",
 				"resilience.retries.rt-retry.max-delay=1m", "resilience.retries.rt-retry.jitter=decorrelated",
 				"resilience.retries.rt-retry.max-duration=2m", "resilience.retries.rt-retry.retry-on=java.io.IOException",
 				"resilience.retries.rt-retry.no-retry-on=java.io.FileNotFoundException",
@@ -69,7 +70,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"resilience.polls.rt-poll.delay=250ms", "resilience.polls.rt-poll.max-delay=1530ms",
 				"resilience.polls.rt-poll.ignore-exceptions=true", "resilience.pools.rt-pool.max-size=3",
 				"resilience.pools.rt-pool.min-idle=1", "resilience.pools.rt-pool.timeout=1530ms",
-				"resilience.pools.rt-pool.max-idle-time=2m",
+				"resilience.pools.rt-pool.max-idle-time=2m", "resilience.pools.rt-pool.factory=sessions",
 				"resilience.rate-limiters.partner-api.windows[0].limit=25",
 				"resilience.rate-limiters.partner-api.windows[0].period=5s",
 				"resilience.rate-limiters.global.token-bucket.refill-tokens=100",
@@ -109,7 +110,7 @@ class ResilienceEndpointNotationTests {
 				 "httpClient": {"hosts": [], "key": null}}
 				""", json(JsonPath.read(body, "$.rateLimiters['rt-limiter']")), JSONCompareMode.STRICT);
 		JSONAssert.assertEquals("""
-				{"maxRetries": 4, "backoff": "linear", "delay": "1530ms", "multiplier": 3.0, "maxDelay": "1m",
+				{"maxRetries": 4, "backoff": "exponential", "delay": "1530ms", "multiplier": 3.0, "maxDelay": "1m",
 				 "jitter": "decorrelated", "maxDuration": "2m", "retryOn": ["java.io.IOException"],
 				 "noRetryOn": ["java.io.FileNotFoundException"],
 				 "budget": {"ratio": 0.2, "window": "10s", "minRetriesPerSecond": 10, "available": 100}}
@@ -275,6 +276,11 @@ class ResilienceEndpointNotationTests {
 		@Bean
 		Client client() {
 			return new Client();
+		}
+
+		@Bean
+		ConnectionFactory<StringBuilder> sessions() {
+			return StringBuilder::new;
 		}
 
 	}

@@ -112,7 +112,7 @@ class HttpRetryAfterTests {
 			assertThatExceptionOfType(HttpClientErrorException.TooManyRequests.class)
 				.isThrownBy(() -> context.getBean(PartnerApi.class).order())
 				.satisfies((ex) -> assertThat(RetriesExhaustedException.of(ex).getMessage())
-					.endsWith("stopped because Retry-After of 60s is beyond maxDelay 10s"));
+					.endsWith("stopped because Retry-After of 1m is beyond maxDelay 10s"));
 			assertThat(this.requests).hasValue(1);
 			assertThat(context.getBean(TestSleeper.class).getSleeps()).isEmpty();
 		});
