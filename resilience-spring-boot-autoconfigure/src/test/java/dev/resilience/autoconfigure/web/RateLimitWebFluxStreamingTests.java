@@ -6,18 +6,25 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import reactor.blockhound.BlockHound;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,9 +32,14 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.reactive.function.server.RouterFunction;
+import org.springframework.web.reactive.function.server.RouterFunctions;
+import org.springframework.web.reactive.function.server.ServerResponse;
 
 import dev.resilience.autoconfigure.TestTimeConfiguration;
+import dev.resilience.ratelimit.RateLimitExceededException;
 import dev.resilience.ratelimit.RateLimited;
+import dev.resilience.retry.Retryable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIOException;
@@ -48,10 +60,14 @@ import static org.assertj.core.api.Assertions.assertThatIOException;
 				"resilience.rate-limiters.narrow.windows[0].period=5s",
 				"resilience.rate-limiters.per-item.windows[0].limit=2",
 				"resilience.rate-limiters.per-item.windows[0].period=5s" })
+@ExtendWith(OutputCaptureExtension.class)
 class RateLimitWebFluxStreamingTests {
 
 	@LocalServerPort
 	private int port;
+
+	@Autowired
+	private ItemService service;
 
 	private WebTestClient client;
 
@@ -119,6 +135,23 @@ class RateLimitWebFluxStreamingTests {
 	}
 
 	@Test
+	void jsonFluxRetriedAfterItsFirstItemWhoseLimiterRejectsShouldFailTheClientsRead(CapturedOutput output) {
+		// The first attempt is admitted, writes its item and fails; the retry's subscription is rejected.
+		assertThatIOException().isThrownBy(() -> send("/retried?key=retried", MediaType.APPLICATION_JSON));
+		Awaitility.await()
+			.atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThat(output).contains("Error [" + RateLimitExceededException.class.getName()
+					+ ": Rate limiter 'narrow' rejected the call; retry after PT5S] for HTTP GET \"/retried?key=retried\", but ServerHttpResponse already committed (200 OK)"));
+		assertThat(this.service.attempts()).isEqualTo(1);
+	}
+
+	@Test
+	void functionalEndpointsJsonFluxWhoseLaterLimiterRejectsShouldFailTheClientsRead() throws Exception {
+		assertThat(send("/functional-concat?key=functional", MediaType.APPLICATION_JSON).statusCode()).isEqualTo(200);
+		assertThatIOException().isThrownBy(() -> send("/functional-concat?key=functional", MediaType.APPLICATION_JSON));
+	}
+
+	@Test
 	void streamingFluxRejectedBeforeItsFirstElementShouldBe429() {
 		this.client.get()
 			.uri("/ndjson-narrow?key=ndjson-narrow")
@@ -152,6 +185,18 @@ class RateLimitWebFluxStreamingTests {
 	@Import({ TestTimeConfiguration.class, ItemController.class, ItemService.class })
 	static class TestApplication {
 
+		@Bean
+		RouterFunction<ServerResponse> functionalRoutes(ItemService service) {
+			return RouterFunctions.route()
+				.GET("/functional-concat", (request) -> {
+					String key = request.queryParam("key").orElseThrow();
+					return ServerResponse.ok()
+						.contentType(MediaType.APPLICATION_JSON)
+						.body(service.wide(key).concatWith(service.narrow(key)), Item.class);
+				})
+				.build();
+		}
+
 	}
 
 	record Item(String name) {
@@ -181,6 +226,11 @@ class RateLimitWebFluxStreamingTests {
 			return Flux.just("x", "y", "z").concatMap((name) -> this.service.item(key, name));
 		}
 
+		@GetMapping(path = "/retried", produces = MediaType.APPLICATION_JSON_VALUE)
+		Flux<Item> retried(@RequestParam String key) {
+			return this.service.retried(key);
+		}
+
 		@GetMapping(path = "/ndjson-narrow", produces = MediaType.APPLICATION_NDJSON_VALUE)
 		Flux<Item> ndjsonNarrow(@RequestParam String key) {
 			return this.service.narrow(key);
@@ -189,6 +239,19 @@ class RateLimitWebFluxStreamingTests {
 	}
 
 	public static class ItemService {
+
+		private final AtomicInteger attempts = new AtomicInteger();
+
+		public int attempts() {
+			return this.attempts.get();
+		}
+
+		@Retryable(maxRetries = 1, delay = "1ms")
+		@RateLimited(name = "narrow", key = "#key")
+		public Flux<Item> retried(String key) {
+			return Flux.concat(Mono.fromSupplier(() -> new Item("r" + this.attempts.incrementAndGet())),
+					Mono.error(new IllegalStateException("failed after its first item")));
+		}
 
 		@RateLimited(name = "wide", key = "#key")
 		@RateLimited(name = "narrow", key = "#key")
