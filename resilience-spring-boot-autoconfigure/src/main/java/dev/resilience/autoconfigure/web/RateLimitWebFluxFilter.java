@@ -21,8 +21,9 @@ import dev.resilience.autoconfigure.ratelimit.RateLimitDecisionRecorder;
  * {@code RateLimitDecisionRecorder.class}, where the driver of {@code @RateLimited}
  * {@code Mono} and {@code Flux} methods finds it, and it is the current thread's recorder while
  * the handling is subscribed, where {@link RateLimitWebFluxListener} finds it for calls decided
- * outside Reactor. Decisions recorded after the response committed (a streaming response's
- * later elements) are not shown.
+ * outside Reactor. Decisions recorded after the response committed are not shown: WebFlux commits
+ * a {@code Flux} response at its first element, a JSON array's too, so those made for its later
+ * elements are left out.
  */
 public class RateLimitWebFluxFilter implements WebFilter, Ordered {
 
