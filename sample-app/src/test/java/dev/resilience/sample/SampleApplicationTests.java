@@ -8,9 +8,6 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.resilience.Sleeper;
-import dev.resilience.Ticker;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -21,6 +18,9 @@ import org.springframework.context.annotation.Bean;
 
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+
+import dev.resilience.Sleeper;
+import dev.resilience.Ticker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
