@@ -96,8 +96,10 @@ class PooledMethodsCombinedTests {
 				.withCauseInstanceOf(dev.resilience.pool.OperationTimeoutException.class);
 			assertThat(meters.get("resilience.pool.operation").tag("pool", "two").tag("outcome", "timeout").timer().count())
 				.isOne();
-			// holds the only connection for longer than the next call waits for one
+			// holds the only connection for longer than the next call waits for one; the checkout
+			// is asynchronous, so wait for it, or the next call could take the connection first
 			CompletableFuture<String> holding = inner.neverLong();
+			org.awaitility.Awaitility.await().until(() -> two.getStats().active() == 1);
 			assertThatExceptionOfType(ExecutionException.class)
 				.isThrownBy(() -> inner.never().get(5, TimeUnit.SECONDS))
 				.withCauseInstanceOf(CheckoutTimeoutException.class);
@@ -226,10 +228,12 @@ class PooledMethodsCombinedTests {
 
 		final AtomicInteger polls = new AtomicInteger();
 
+		// Three attempts of 1 s: past one deadline of 2 s shared by all, within one of 2 s each, with
+		// a second to spare for a loaded machine (150 ms of work in 300 ms was not enough).
 		@PollUntil(until = "#result >= 3", delay = "1ms")
-		@WithConnection(pool = "two", timeout = "300ms")
+		@WithConnection(pool = "two", timeout = "2s")
 		public int slowPolled() throws InterruptedException {
-			Thread.sleep(150);
+			Thread.sleep(1_000);
 			return this.polls.incrementAndGet();
 		}
 
