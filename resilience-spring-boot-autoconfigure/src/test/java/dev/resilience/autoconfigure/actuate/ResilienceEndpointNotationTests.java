@@ -128,7 +128,8 @@ class ResilienceEndpointNotationTests {
 	/**
 	 * Every setting GET shows, posted back unchanged under its property's name (the field's name in
 	 * kebab case), is taken and changes nothing. What a pool holds now and what a budget allows now
-	 * are not settings.
+	 * are not settings. GET also shows the value of a setting that cannot take effect for the entry
+	 * (here {@code on-store-failure} of an in-memory limiter), which a POST refuses as startup does.
 	 */
 	@Test
 	void everySettingGetShowsShouldPostBackUnchanged() throws Exception {
@@ -139,6 +140,9 @@ class ResilienceEndpointNotationTests {
 			Map<String, Object> before = JsonPath.read(get("/actuator/resilience").body(), path);
 			Map<String, String> properties = new LinkedHashMap<>();
 			flatten("", before, properties);
+			if (each.getKey().equals("rateLimiters")) {
+				assertThat(properties.remove("on-store-failure")).isEqualTo("fail-open");
+			}
 			HttpResponse<String> posted = post(each.getValue(), json(Map.of("properties", properties)));
 			assertThat(posted.statusCode()).as(each.getValue() + ": " + posted.body()).isEqualTo(200);
 			Map<String, Object> after = JsonPath.read(get("/actuator/resilience").body(), path);
