@@ -142,7 +142,7 @@ class RateLimitWebFluxStreamingTests {
 		Awaitility.await()
 			.atMost(Duration.ofSeconds(30))
 			.untilAsserted(() -> assertThat(output).contains("Error [" + RateLimitExceededException.class.getName()
-					+ ": Rate limiter 'narrow' rejected the call; retry after PT5S] for HTTP GET \"/retried?key=retried\", but ServerHttpResponse already committed (200 OK)"));
+					+ ": Rate limiter 'narrow' rejected the call; retry after 5s] for HTTP GET \"/retried?key=retried\", but ServerHttpResponse already committed (200 OK)"));
 		assertThat(this.service.attempts()).isEqualTo(1);
 	}
 
