@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.internal.Causes;
+import dev.resilience.internal.SettingsText;
 import dev.resilience.poll.PollHistory;
 import dev.resilience.poll.PollListener;
 import dev.resilience.pool.ConnectionPoolListener;

@@ -15,6 +15,7 @@ import dev.resilience.autoconfigure.pool.WithConnectionMethod;
 import dev.resilience.autoconfigure.pool.WithConnectionMethods;
 import dev.resilience.autoconfigure.ratelimit.RateLimitedMethods;
 import dev.resilience.autoconfigure.retry.RetryableMethods;
+import dev.resilience.internal.SettingsText;
 import dev.resilience.retry.RetryRegistry;
 
 /**

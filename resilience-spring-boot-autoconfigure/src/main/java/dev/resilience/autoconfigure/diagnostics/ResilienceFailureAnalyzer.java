@@ -1,7 +1,6 @@
 package dev.resilience.autoconfigure.diagnostics;
 
 import java.util.Arrays;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -19,6 +18,7 @@ import org.springframework.core.Ordered;
 
 import dev.resilience.autoconfigure.support.PropertyErrors;
 import dev.resilience.autoconfigure.support.ResilienceConfigurationException;
+import dev.resilience.internal.SettingsText;
 
 /**
  * Analyzes the starter's configuration failures for Spring Boot's startup report. It claims,
@@ -131,7 +131,7 @@ final class ResilienceFailureAnalyzer implements FailureAnalyzer, Ordered {
 		}
 		if (type.isEnum()) {
 			return "one of " + Arrays.stream(type.getEnumConstants())
-				.map((constant) -> ((Enum<?>) constant).name().toLowerCase(Locale.ROOT).replace('_', '-'))
+				.map((constant) -> SettingsText.of((Enum<?>) constant))
 				.collect(Collectors.joining(", "));
 		}
 		if (type == boolean.class || type == Boolean.class) {

@@ -4,7 +4,6 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
@@ -27,6 +26,7 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 import dev.resilience.internal.DurationText;
+import dev.resilience.internal.SettingsText;
 import dev.resilience.internal.Listeners;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
@@ -812,7 +812,7 @@ public final class RedisRateLimitStore implements RateLimitStore {
 		if (this.failingRoutes.add(route)) {
 			return "Rate limiter '" + this.limiterName + "': Redis" + RedisScriptRunner.where(route) + " " + what
 					+ " failed, deciding "
-					+ this.settings.onStoreFailure().name().toLowerCase(Locale.ROOT).replace('_', '-')
+					+ SettingsText.of(this.settings.onStoreFailure())
 					+ " until it answers again: "
 					+ RedisScriptRunner.describe(ex);
 		}
