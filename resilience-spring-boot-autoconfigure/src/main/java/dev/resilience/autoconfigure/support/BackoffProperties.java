@@ -1,8 +1,8 @@
 package dev.resilience.autoconfigure.support;
 
 import java.time.Duration;
-import java.util.Locale;
 
+import dev.resilience.internal.SettingsText;
 import dev.resilience.retry.Backoff;
 import dev.resilience.retry.BackoffPolicy;
 
@@ -96,17 +96,13 @@ public abstract class BackoffProperties {
 		BackoffPolicy policy = new BackoffPolicy(this.backoff, this.delay, this.multiplier, this.maxDelay);
 		if (this.multiplierSet && this.backoff != Backoff.EXPONENTIAL) {
 			throw new IllegalArgumentException("multiplier cannot take effect: only exponential backoff grows by it, "
-					+ "and backoff is " + name(this.backoff) + ": set backoff: exponential or remove multiplier");
+					+ "and backoff is " + SettingsText.of(this.backoff) + ": set backoff: exponential or remove multiplier");
 		}
 		if (this.maxDelaySet && this.backoff == Backoff.FIXED) {
 			throw new IllegalArgumentException("max-delay cannot take effect: backoff is fixed, so every delay is "
 					+ "delay: set backoff: linear or exponential, or remove max-delay");
 		}
 		return policy;
-	}
-
-	private static String name(Backoff backoff) {
-		return backoff.name().toLowerCase(Locale.ROOT);
 	}
 
 }
