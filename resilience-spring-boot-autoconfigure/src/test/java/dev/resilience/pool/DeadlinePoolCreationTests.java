@@ -177,16 +177,27 @@ class DeadlinePoolCreationTests {
 		ConnectionPool<Integer> pool = pool(ConnectionPoolSettings.builder().maxSize(2).minIdle(2).build());
 		Hang replacement = hangCreations();
 		Hang work = this.hangs.hang(2);
+		List<Integer> invalidated = new CopyOnWriteArrayList<>();
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
+				invalidated.add(connection);
+				return work.hang();
+			}));
 		await().atMost(BACK_WITHIN).until(() -> replacement.entered.getCount() == 0);
 		this.factory.onCreate(() -> {
 		});
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> work.hang()));
-		// The second invalidation freed its place: a third connection serves the next call.
-		assertThat(pool.<Integer>withConnection(BACK_WITHIN, (connection) -> connection)).isEqualTo(3);
+			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
+				invalidated.add(connection);
+				return work.hang();
+			}));
+		// The second invalidation freed its place while the first replacement still hangs: a
+		// connection made since serves the next call. Which number it has depends on whether
+		// Commons Pool's own top-up or the replacement made it first.
+		assertThat(pool.<Integer>withConnection(BACK_WITHIN, (connection) -> connection)).isNotIn(invalidated);
+		assertThat(invalidated).hasSize(2).doesNotHaveDuplicates();
 		assertThat(replacement.entered.getCount()).isZero();
+		assertThat(replacement.left).hasValue(0);
 	}
 
 	/**
