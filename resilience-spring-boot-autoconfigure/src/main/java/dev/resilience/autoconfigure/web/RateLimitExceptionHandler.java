@@ -1,5 +1,7 @@
 package dev.resilience.autoconfigure.web;
 
+import java.time.Duration;
+
 import jakarta.servlet.http.HttpServletResponse;
 
 import org.springframework.core.Ordered;
@@ -13,6 +15,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.RequestContextHolder;
 
+import dev.resilience.internal.DurationText;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimitExceededException;
 
@@ -79,7 +82,8 @@ public class RateLimitExceptionHandler {
 		long retryAfterSeconds = RateLimitHeaders.seconds(exception.getRetryAfter());
 		String retryAfter = Long.toString(retryAfterSeconds);
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
-				"Rate limit '" + exception.getLimiterName() + "' exceeded; retry after " + retryAfter + " s");
+				"Rate limit '" + exception.getLimiterName() + "' exceeded; retry after "
+						+ DurationText.of(Duration.ofSeconds(retryAfterSeconds)));
 		problem.setTitle("Too Many Requests");
 		problem.setProperty("limiter", exception.getLimiterName());
 		problem.setProperty("retryAfterSeconds", retryAfterSeconds);

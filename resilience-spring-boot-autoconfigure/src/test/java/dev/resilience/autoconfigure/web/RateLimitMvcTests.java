@@ -102,7 +102,7 @@ class RateLimitMvcTests {
 				.andExpect(header().string("RateLimit", "\"greeting-5s\";r=0;t=4"))
 				.andExpect(jsonPath("$.status").value(429))
 				.andExpect(jsonPath("$.title").value("Too Many Requests"))
-				.andExpect(jsonPath("$.detail").value("Rate limit 'greeting' exceeded; retry after 4 s"))
+				.andExpect(jsonPath("$.detail").value("Rate limit 'greeting' exceeded; retry after 4s"))
 				.andExpect(jsonPath("$.instance").value("/greeting"))
 				.andExpect(jsonPath("$.limiter").value("greeting"))
 				.andExpect(jsonPath("$.retryAfterSeconds").value(4))

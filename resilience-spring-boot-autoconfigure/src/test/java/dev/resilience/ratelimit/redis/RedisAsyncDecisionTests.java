@@ -76,9 +76,9 @@ class RedisAsyncDecisionTests {
 	}
 
 	static Stream<Arguments> targets() {
-		return Stream.of(Arguments.of(Named.of("server", new Target(() -> serverRunner, () -> List.of(server)))),
-				Arguments.of(Named.of("cluster",
-						new Target(() -> clusterRunner, () -> RedisServer.Cluster.shared().masters()))));
+		return Stream.of(Arguments.of(Named.of("server", new Target(() -> serverRunner, () -> List.of(server), () -> {
+		}))), Arguments.of(Named.of("cluster", new Target(() -> clusterRunner,
+				() -> RedisServer.Cluster.shared().masters(), () -> RedisServer.Cluster.shared().awaitOk()))));
 	}
 
 	@Test
@@ -224,8 +224,11 @@ class RedisAsyncDecisionTests {
 	record Decided(CompletableFuture<Reservation> decision, long callNanos) {
 	}
 
-	/** A standalone server or a cluster, the runner on it and the servers to freeze. */
-	record Target(Supplier<RedisScriptRunner> runner, Supplier<List<RedisServer>> servers) {
+	/**
+	 * A standalone server or a cluster, the runner on it, the servers to freeze, and what waits
+	 * for them to serve again once thawed (the shared cluster's other tests need it whole).
+	 */
+	record Target(Supplier<RedisScriptRunner> runner, Supplier<List<RedisServer>> servers, Runnable awaitServing) {
 
 		RedisRateLimitStore store(RateLimiterSettings.Builder settings, Duration timeout) {
 			return new RedisRateLimitStore("async", settings.store(RedisRateLimitStore.TYPE).build(), this.runner.get(),
@@ -238,6 +241,7 @@ class RedisAsyncDecisionTests {
 
 		void thaw() {
 			this.servers.get().forEach(RedisServer::thaw);
+			this.awaitServing.run();
 		}
 
 		void resetStats() {

@@ -56,6 +56,7 @@ class RedisClusterOutageTests {
 			}
 			finally {
 				frozen.thaw();
+				cluster.awaitOk();
 			}
 			assertThat(failed).isEqualTo(onFrozen);
 			await().pollInSameThread().atMost(Duration.ofSeconds(5))

@@ -20,14 +20,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A Redis outage does not add the decision timeout to every call (docs/redis.md), blocking and async,
  * against a real {@code redis-server} killed or frozen ({@code SIGSTOP}): once the first decisions
  * have found the outage out, decisions follow on-store-failure at once, every one counted as a
- * store error; limiting resumes within about a second of Redis's return, its counts exact.
+ * store error; limiting resumes within seconds of Redis's return, its counts exact.
  */
 class RedisOutageTests {
 
-	private static final Duration TIMEOUT = Duration.ofMillis(200);
+	/**
+	 * Long enough that "at once" (20 decisions, an async call's return) is told from "waited the
+	 * timeout" on a loaded 2-core machine, where a few garbage collections can take 100 ms.
+	 */
+	private static final Duration TIMEOUT = Duration.ofMillis(500);
 
 	/** What the first decision may take beyond the timeout on a busy machine. */
-	private static final Duration MARGIN = Duration.ofMillis(300);
+	private static final Duration MARGIN = Duration.ofMillis(1000);
+
+	/** How soon after Redis is back limiting resumes, reconnecting included. */
+	private static final Duration RESUMED_WITHIN = Duration.ofSeconds(3);
 
 	/** The bucket's capacity, the tightest of the limiter's constraints. */
 	private static final int LIMIT = 5;
@@ -64,7 +71,7 @@ class RedisOutageTests {
 				long start = System.nanoTime();
 				CompletableFuture<Reservation> reservation = store.reserveAsync("k", 1, 0);
 				// the call returns at once, however long Redis takes
-				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(100));
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.dividedBy(2));
 				return reservation.join().getDecision();
 			}
 		};
@@ -121,7 +128,7 @@ class RedisOutageTests {
 
 	/**
 	 * Decides every 10 ms until Redis decides again (no store error), which must happen within
-	 * about a second, then until the first rejection: how many calls were admitted.
+	 * {@link #RESUMED_WITHIN}, then until the first rejection: how many calls were admitted.
 	 */
 	private int admittedOnceResumed(Path path) {
 		long back = System.nanoTime();
@@ -133,10 +140,10 @@ class RedisOutageTests {
 				admitted += decision.isPermitted() ? 1 : 0;
 				break;
 			}
-			assertThat(Duration.ofNanos(System.nanoTime() - back)).as("limiting resumed").isLessThan(Duration.ofSeconds(1));
+			assertThat(Duration.ofNanos(System.nanoTime() - back)).as("limiting resumed").isLessThan(RESUMED_WITHIN);
 			sleep(10);
 		}
-		assertThat(Duration.ofNanos(System.nanoTime() - back)).as("limiting resumed").isLessThan(Duration.ofSeconds(1));
+		assertThat(Duration.ofNanos(System.nanoTime() - back)).as("limiting resumed").isLessThan(RESUMED_WITHIN);
 		long errors = this.store.errorCount();
 		while (path.decide(this.store).isPermitted()) {
 			admitted++;

@@ -449,7 +449,13 @@ public final class RedisServer implements AutoCloseable {
 			awaitOk();
 		}
 
-		private void awaitOk() {
+		/**
+		 * Waits until every master says {@code cluster_state:ok}. A test that froze a master of the
+		 * shared cluster calls it after thawing: the thawed master finds its peers silent for as
+		 * long as it was stopped, and refuses commands ({@code CLUSTERDOWN}) for its rejoin delay,
+		 * up to the node timeout, which would fail the next test that uses the cluster.
+		 */
+		public void awaitOk() {
 			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
 			while (System.nanoTime() < deadline) {
 				if (this.masters.stream().allMatch(Cluster::ready)) {
