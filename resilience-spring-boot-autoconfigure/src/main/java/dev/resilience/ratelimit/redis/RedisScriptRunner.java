@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
@@ -571,6 +572,7 @@ public final class RedisScriptRunner {
 			Connection opened;
 			try {
 				opened = new Connection(this.connector.get());
+				opened.openNodes(this.connectGapCapNanos);
 				// Sent ahead of any call, so that each script's first call is an EVALSHA too; not
 				// awaited: should a load fail, that script's first call loads it by EVAL.
 				for (Script script : Script.values()) {
@@ -788,6 +790,36 @@ public final class RedisScriptRunner {
 
 		boolean cluster() {
 			return this.clustered != null;
+		}
+
+		/**
+		 * Opens a cluster's connection to each master now, on the connecting thread, waiting for
+		 * them at most {@code waitNanos} in all. Otherwise Lettuce opens a node's connection at its
+		 * first command and writes that command (or its share of a {@code SCRIPT LOAD}) from inside
+		 * the completion of the node's handshake, on the node's event loop: there Lettuce 7.5.2's
+		 * {@code SharedLock} was seen to spin for good, every later writer to that node blocked
+		 * (docs/internals/redis-store.md). A node not open in time is left to open at first use.
+		 */
+		void openNodes(long waitNanos) {
+			StatefulRedisClusterConnection<byte[], byte[]> clustered = this.clustered;
+			if (clustered == null) {
+				return;
+			}
+			List<CompletableFuture<?>> opening = new ArrayList<>();
+			for (RedisClusterNode node : clustered.getPartitions()) {
+				if (node.getRole().isUpstream() && node.getNodeId() != null) {
+					opening.add(clustered.getConnectionAsync(node.getNodeId()));
+				}
+			}
+			try {
+				CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new)).get(waitNanos, TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// a node that cannot be reached now: the runner's outage handling meets it at its first command
+			}
 		}
 
 		/** The server a key lives on: a cluster's master of its slot by node id, else one route. */

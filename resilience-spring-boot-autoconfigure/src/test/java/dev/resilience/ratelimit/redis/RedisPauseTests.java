@@ -42,7 +42,8 @@ class RedisPauseTests {
 	static Stream<Arguments> targets() {
 		return Stream.of(Arguments.of(Named.of("server", new Target(server::runner, server::connect))),
 				Arguments.of(Named.of("cluster",
-						new Target(RedisServer.Cluster.shared()::runner, RedisServer.Cluster.shared()::connect))));
+						new Target(RedisServer.Cluster.shared()::runner,
+								RedisServer.Cluster.shared()::connectToEveryMaster))));
 	}
 
 	/** A store of the limiter "partner", as one application instance has it, on a runner (connection) of its own. */
