@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
@@ -62,7 +63,22 @@ class HttpRetryAfterTests {
 				RetryAutoConfiguration.class))
 		.withUserConfiguration(TestTimeConfiguration.class)
 		.withBean(Clock.class, () -> Clock.fixed(NOW, ZoneOffset.UTC))
-		.withBean(PartnerApi.class, () -> new PartnerApi(RestClient.create("http://localhost:" + this.server.getAddress().getPort())));
+		.withBean(PartnerApi.class, () -> new PartnerApi(partnerClient()));
+
+	/**
+	 * A client of the local server with a read timeout. The JDK {@code HttpClient} behind
+	 * {@code RestClient.create} once hung for good on JDK 25 reading a 429's body
+	 * ({@code SubscriberInputStream.read}); {@code HttpURLConnection} with a timeout fails instead.
+	 */
+	private RestClient partnerClient() {
+		SimpleClientHttpRequestFactory requests = new SimpleClientHttpRequestFactory();
+		requests.setConnectTimeout(Duration.ofSeconds(10));
+		requests.setReadTimeout(Duration.ofSeconds(10));
+		return RestClient.builder()
+			.baseUrl("http://localhost:" + this.server.getAddress().getPort())
+			.requestFactory(requests)
+			.build();
+	}
 
 	@BeforeEach
 	void startServer() throws IOException {
@@ -151,7 +167,7 @@ class HttpRetryAfterTests {
 			.withUserConfiguration(TestTimeConfiguration.class)
 			.withBean("firstClock", Clock.class, () -> Clock.fixed(future, ZoneOffset.UTC))
 			.withBean("secondClock", Clock.class, () -> Clock.fixed(future.plusSeconds(1), ZoneOffset.UTC))
-			.withBean(PartnerApi.class, () -> new PartnerApi(RestClient.create("http://localhost:" + this.server.getAddress().getPort())))
+			.withBean(PartnerApi.class, () -> new PartnerApi(partnerClient()))
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				// Either clock would wait 4 or 5 seconds; the system clock finds the date decades beyond maxDelay.
