@@ -178,19 +178,17 @@ class DeadlinePoolCreationTests {
 		Hang replacement = hangCreations();
 		Hang work = this.hangs.hang(2);
 		List<Integer> invalidated = new CopyOnWriteArrayList<>();
+		ConnectionCallback<Integer, Object> hangRecordingConnection = (connection) -> {
+			invalidated.add(connection);
+			return work.hang();
+		};
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
-				invalidated.add(connection);
-				return work.hang();
-			}));
+			.isThrownBy(() -> pool.withConnection(SHORT, hangRecordingConnection));
 		await().atMost(BACK_WITHIN).until(() -> replacement.entered.getCount() == 0);
 		this.factory.onCreate(() -> {
 		});
 		assertThatExceptionOfType(OperationTimeoutException.class)
-			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> {
-				invalidated.add(connection);
-				return work.hang();
-			}));
+			.isThrownBy(() -> pool.withConnection(SHORT, hangRecordingConnection));
 		// The second invalidation freed its place while the first replacement still hangs: a
 		// connection made since serves the next call. Which number it has depends on whether
 		// Commons Pool's own top-up or the replacement made it first.

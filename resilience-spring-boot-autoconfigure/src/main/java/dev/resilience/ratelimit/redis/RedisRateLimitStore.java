@@ -26,8 +26,8 @@ import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
 import dev.resilience.internal.DurationText;
-import dev.resilience.internal.SettingsText;
 import dev.resilience.internal.Listeners;
+import dev.resilience.internal.SettingsText;
 import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;

@@ -485,8 +485,7 @@ public final class RedisServer implements AutoCloseable {
 		 * @return the connection's asynchronous commands
 		 */
 		public RedisClusterAsyncCommands<byte[], byte[]> connect() {
-			RedisClusterClient client = RedisClusterClient.create(this.masters.get(0).uri());
-			return client.connect(ByteArrayCodec.INSTANCE).async();
+			return open().async();
 		}
 
 		/**
@@ -497,13 +496,15 @@ public final class RedisServer implements AutoCloseable {
 		 * @return the connection's asynchronous commands
 		 */
 		public RedisClusterAsyncCommands<byte[], byte[]> connectToEveryMaster() {
-			StatefulRedisClusterConnection<byte[], byte[]> connection = RedisClusterClient
-				.create(this.masters.get(0).uri())
-				.connect(ByteArrayCodec.INSTANCE);
+			StatefulRedisClusterConnection<byte[], byte[]> connection = open();
 			for (RedisServer master : this.masters) {
 				connection.getConnection("127.0.0.1", master.port());
 			}
 			return connection.async();
+		}
+
+		private StatefulRedisClusterConnection<byte[], byte[]> open() {
+			return RedisClusterClient.create(this.masters.get(0).uri()).connect(ByteArrayCodec.INSTANCE);
 		}
 
 		/**
