@@ -359,15 +359,37 @@ public final class RedisServer implements AutoCloseable {
 
 	static RedisScriptRunner warm(RedisScriptRunner runner) {
 		if (!runner.connect(Duration.ofSeconds(30))) {
+			// Seen once on the shared cluster and not reproduced: say where connecting stands.
+			String connecting = connectingThreads();
 			try {
 				runner.ping(System.nanoTime());
 			}
 			catch (Exception ex) {
-				throw new IllegalStateException("Redis did not answer", ex);
+				throw new IllegalStateException("Redis did not answer; " + connecting, ex);
 			}
-			throw new IllegalStateException("Redis did not answer");
+			throw new IllegalStateException("Redis did not answer; " + connecting);
 		}
 		return runner;
+	}
+
+	/**
+	 * The stacks of the runner's connecting threads, and of Lettuce's threads that are busy (not
+	 * waiting for work), for a failure's message.
+	 */
+	private static String connectingThreads() {
+		StringBuilder stacks = new StringBuilder("threads connecting, and Lettuce's busy threads:");
+		Thread.getAllStackTraces().forEach((thread, frames) -> {
+			String name = thread.getName();
+			boolean lettuceBusy = name.startsWith("lettuce-") && thread.getState() == Thread.State.RUNNABLE
+					&& frames.length > 0 && !frames[0].isNativeMethod();
+			if (name.startsWith("resilience-redis-connect") || lettuceBusy) {
+				stacks.append("\n\"").append(name).append("\" ").append(thread.getState());
+				for (StackTraceElement frame : frames) {
+					stacks.append("\n\tat ").append(frame);
+				}
+			}
+		});
+		return stacks.toString();
 	}
 
 	@Override
