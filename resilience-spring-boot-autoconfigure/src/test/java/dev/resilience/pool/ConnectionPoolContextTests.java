@@ -161,6 +161,57 @@ class ConnectionPoolContextTests {
 		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
 	}
 
+	@Test
+	void aLeaseUsedInsideAnotherLeavesTheOuterOneCurrentAfterItAndNothingAfterBoth() throws Exception {
+		ConnectionPool<String> outer = pool("outer");
+		ConnectionPool<String> inner = pool("inner");
+		ConnectionLease<String> outerLease = outer.checkoutAsync(TIMEOUT).get(10, TimeUnit.SECONDS);
+		ConnectionLease<String> innerLease = inner.checkoutAsync(TIMEOUT).get(10, TimeUnit.SECONDS);
+		try {
+			List<String> seen = outerLease.callWithCurrent(() -> {
+				String during = innerLease.callWithCurrent(inner::current);
+				return List.of(during, outer.current());
+			});
+			assertThat(seen).containsExactly("inner-1", "outer-1");
+			assertThatIllegalStateException().isThrownBy(outer::current).withMessageContaining("is held here");
+			assertThatIllegalStateException().isThrownBy(inner::current).withMessageContaining("is held here");
+		}
+		finally {
+			innerLease.release();
+			outerLease.release();
+		}
+	}
+
+	@Test
+	void aLeaseLeavesNothingHeldOnTheThreadWhateverTheSnapshotFactory() throws Exception {
+		// A factory that knows nothing of the held connections restores nothing: the lease does.
+		ConnectionPool<String> pool = track(ConnectionPool.builder("p", new Named("p"))
+			.contextSnapshots(ContextSnapshotFactory.builder().contextRegistry(new ContextRegistry()).build())
+			.build());
+		ConnectionLease<String> lease = pool.checkoutAsync(TIMEOUT).get(10, TimeUnit.SECONDS);
+		try {
+			assertThat(lease.callWithCurrent(pool::current)).isEqualTo("p-1");
+			assertThatIllegalStateException().isThrownBy(pool::current).withMessageContaining("is held here");
+		}
+		finally {
+			lease.release();
+		}
+	}
+
+	@Test
+	void aSnapshotTakenOutsideAnyCallHidesTheConnectionWhileItRunsInsideOne() throws Exception {
+		ConnectionPool<String> pool = pool("p");
+		// captured on a thread of this test's own, which no call has used
+		Callable<Object> outside = this.elsewhere
+			.submit(() -> this.snapshots.captureAll().wrap(() -> currentOrFailure(pool)))
+			.get(10, TimeUnit.SECONDS);
+		List<Object> seen = pool.withConnection(TIMEOUT, (connection) -> List.of(outside.call(), pool.current()));
+		assertThat(seen.get(0)).isInstanceOf(IllegalStateException.class)
+			.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.THROWABLE)
+			.hasMessageContaining("is held here");
+		assertThat(seen.get(1)).isEqualTo("p-1");
+	}
+
 	private static Object currentOrFailure(ConnectionPool<?> pool) {
 		try {
 			return pool.current();

@@ -531,7 +531,7 @@ class DeadlinePoolEdgeTests {
 	}
 
 	@Test
-	void theCommonsPoolConfigurationHasNoJmxAndNoFairLock() {
+	void theCommonsPoolConfigurationHasNoJmxNoFairLockAndAShortWaitForRoom() {
 		ConnectionPoolSettings settings = ConnectionPoolSettings.builder().maxSize(3).minIdle(1).build();
 		var config = DeadlinePool.<Integer>config(settings);
 		assertThat(config.getJmxEnabled()).isFalse();
@@ -539,6 +539,9 @@ class DeadlinePoolEdgeTests {
 		assertThat(config.getMaxTotal()).isEqualTo(3);
 		assertThat(config.getMinIdle()).isOne();
 		assertThat(config.getBlockWhenExhausted()).isTrue();
+		// Commons Pool's own top-up waits for room this long; unbounded (its default), it spins
+		// while another creation may fill the pool.
+		assertThat(config.getMaxWaitDuration()).isEqualTo(Duration.ofMillis(1));
 	}
 
 	@Test
