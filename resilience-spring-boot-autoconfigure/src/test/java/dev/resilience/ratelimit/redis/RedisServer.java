@@ -190,21 +190,28 @@ public final class RedisServer implements AutoCloseable {
 		return embedded;
 	}
 
+	/** Whether a new connection gets {@code PONG} to a {@code PING} within a second. */
+	private boolean answersPingOnANewConnection() {
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			socket.setSoTimeout(1000);
+			socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+			byte[] reply = new byte[7];
+			return socket.getInputStream().read(reply) > 0
+					&& new String(reply, StandardCharsets.US_ASCII).startsWith("+PONG");
+		}
+		catch (IOException ex) {
+			return false; // not listening yet, or not answering
+		}
+	}
+
 	private void awaitPing() {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
 		while (System.nanoTime() < deadline) {
 			if (!this.process.isAlive()) {
 				throw new IllegalStateException("redis-server exited: " + log());
 			}
-			try (Socket socket = new Socket("127.0.0.1", this.port)) {
-				socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-				byte[] reply = new byte[7];
-				if (socket.getInputStream().read(reply) > 0 && new String(reply, StandardCharsets.US_ASCII).startsWith("+PONG")) {
-					return;
-				}
-			}
-			catch (IOException ex) {
-				// not listening yet
+			if (answersPingOnANewConnection()) {
+				return;
 			}
 			sleep(20);
 		}
@@ -489,9 +496,16 @@ public final class RedisServer implements AutoCloseable {
 			throw new IllegalStateException("the cluster did not reach cluster_state:ok with 3 known nodes");
 		}
 
+		/**
+		 * Whether a master serves the whole cluster: its state ok, all three nodes known and none
+		 * flagged failing ({@code fail?} or {@code fail}), and a new connection answered. A runner
+		 * created just after a thaw once waited 60 s (Lettuce's timeout) for its new connection to
+		 * the thawed master, whose {@code cluster_state} was already ok.
+		 */
 		private static boolean ready(RedisServer master) {
 			String info = master.commands().clusterInfo();
-			return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3");
+			return info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:3")
+					&& !master.commands().clusterNodes().contains("fail") && master.answersPingOnANewConnection();
 		}
 
 		/**
