@@ -32,6 +32,7 @@ import java.util.function.Supplier;
 
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -40,6 +41,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
+import io.lettuce.core.protocol.ConnectionIntent;
 import org.jspecify.annotations.Nullable;
 
 import dev.resilience.Ticker;
@@ -807,8 +809,11 @@ public final class RedisScriptRunner {
 			}
 			List<CompletableFuture<?>> opening = new ArrayList<>();
 			for (RedisClusterNode node : clustered.getPartitions()) {
-				if (node.getRole().isUpstream() && node.getNodeId() != null) {
-					opening.add(clustered.getConnectionAsync(node.getNodeId()));
+				RedisURI uri = node.getUri();
+				if (node.getRole().isUpstream() && uri != null) {
+					// By host and port, as Lettuce keys the connections that carry a slot's commands
+					// and a SCRIPT LOAD to every master; one opened by node id would be another.
+					opening.add(clustered.getConnectionAsync(uri.getHost(), uri.getPort(), ConnectionIntent.WRITE));
 				}
 			}
 			try {
