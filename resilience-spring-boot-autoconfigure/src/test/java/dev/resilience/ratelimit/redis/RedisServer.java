@@ -366,7 +366,7 @@ public final class RedisServer implements AutoCloseable {
 
 	static RedisScriptRunner warm(RedisScriptRunner runner) {
 		if (!runner.connect(Duration.ofSeconds(30))) {
-			// Seen once on the shared cluster and not reproduced: say where connecting stands.
+			// Seen on the shared cluster when a node connection stalled: say where connecting stands.
 			String connecting = connectingThreads();
 			try {
 				runner.ping(System.nanoTime());
