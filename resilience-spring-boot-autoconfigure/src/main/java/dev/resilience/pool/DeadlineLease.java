@@ -105,7 +105,19 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 	}
 
-	boolean isWaiting() {
+	/** The state's name, for {@link DeadlinePool#toString()}. */
+	String state() {
+		return switch (this.state.get()) {
+			case WAITING -> "waiting";
+			case GRANTED -> "granted";
+			case HELD -> "held";
+			case ENDED -> "ended";
+			case TIMED_OUT -> "timed out";
+			default -> "expired";
+		};
+	}
+
+		boolean isWaiting() {
 		return this.state.get() == WAITING;
 	}
 
@@ -195,8 +207,8 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		// Counted before the holder can see the lease abandoned, so the count never dips below zero.
 		this.pool.abandoned(1);
 		if (this.state.compareAndSet(HELD, EXPIRED)) {
-			cancelTimer();
 			this.pool.invalidateLater(held);
+			cancelTimer();
 			return;
 		}
 		this.pool.abandoned(-1);
@@ -212,7 +224,6 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			return false;
 		}
 		if (this.state.compareAndSet(HELD, ENDED)) {
-			cancelTimer();
 			nonNull(this.held).end();
 			held.release();
 			if (outcome != null) {
@@ -224,6 +235,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 			else {
 				this.pool.giveBackLater(held, then);
 			}
+			cancelTimer();
 			return true;
 		}
 		if (this.state.get() == EXPIRED && this.letGo.compareAndSet(false, true)) {
@@ -269,8 +281,8 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		long elapsed = this.pool.read() - this.start;
 		if (elapsed >= this.timeoutNanos) {
 			if (this.state.compareAndSet(GRANTED, ENDED)) {
-				cancelTimer();
 				tooLate(held, elapsed);
+				cancelTimer();
 			}
 			return;
 		}
@@ -301,21 +313,21 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 	/** Fails a waiting checkout, such as with the factory's exception or because the pool closed. */
 	void fail(Throwable failure) {
 		if (this.state.compareAndSet(WAITING, ENDED)) {
-			cancelTimer();
 			this.pool.dequeued(this, true);
 			this.pool.onScheduler(() -> this.checkout.completeExceptionally(failure));
+			cancelTimer();
 		}
 	}
 
 	/** The caller cancelled the future of the checkout. */
 	private void cancel() {
 		if (this.state.compareAndSet(WAITING, ENDED)) {
-			cancelTimer();
 			this.pool.dequeued(this, true);
+			cancelTimer();
 		}
 		else if (this.state.compareAndSet(GRANTED, ENDED)) {
-			cancelTimer();
 			this.pool.giveBackLater(nonNull(this.handle), null);
+			cancelTimer();
 		}
 		// HELD: delivery found the future cancelled and gives the connection back itself.
 	}
@@ -365,8 +377,8 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		if (!this.state.compareAndSet(WAITING, TIMED_OUT)) {
 			return;
 		}
-		cancelTimer();
 		this.pool.dequeued(this, true);
+		cancelTimer();
 		this.pool.checkout(CheckoutOutcome.TIMEOUT, waited);
 		CheckoutTimeoutException timeout = new CheckoutTimeoutException(this.pool.getName(), this.timeout,
 				Duration.ofNanos(waited));
@@ -382,6 +394,12 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		return current == ENDED || current == TIMED_OUT || current == EXPIRED;
 	}
 
+	/**
+	 * Cancels the deadline's timer, always after the step that ended the lease counted it: with the
+	 * scheduler removing cancelled tasks, cancelling takes its queue's lock, the one step here that
+	 * can wait on another thread or fail (on a thread that must not block, under BlockHound), and
+	 * it must not leave the lease ended but still counted as waiting or its connection out.
+	 */
 	private void cancelTimer() {
 		ScheduledFuture<?> scheduled = this.timer;
 		if (scheduled != null) {

@@ -333,6 +333,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 				this.pool.getNumWaiters() + this.waiting.get(), this.abandoned.get());
 	}
 
+	/**
+	 * Names the pool and the counts behind its stats, as a failure report or a debugger shows them:
+	 * the asynchronous checkouts counted as waiting and those still queued (ended ones leave the
+	 * queue lazily), the callers waiting inside Commons Pool, the signals not yet served.
+	 */
+	@Override
+	public String toString() {
+		StringBuilder queued = new StringBuilder();
+		for (DeadlineLease<T> lease : this.waiters) {
+			queued.append((queued.length() > 0) ? ", " : "").append(lease.state());
+		}
+		return "DeadlinePool '" + this.name + "' [waiting " + this.waiting.get() + ", queued [" + queued
+				+ "], waiting in Commons Pool " + this.pool.getNumWaiters() + ", active " + this.pool.getNumActive()
+				+ ", idle " + this.pool.getNumIdle() + ", abandoned " + this.abandoned.get() + ", drain requests "
+				+ this.drainRequests.get() + ", being made " + (this.creating.get() + this.replenishing.get()) + "]";
+	}
+
 	@Override
 	public T current() {
 		HeldConnections held = HeldConnections.find(this);

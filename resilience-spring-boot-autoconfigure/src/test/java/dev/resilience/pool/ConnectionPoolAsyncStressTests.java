@@ -184,8 +184,8 @@ class ConnectionPoolAsyncStressTests {
 			assertThat(hungWork).allSatisfy((work) -> assertThat(work).isCancelled());
 			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 				ConnectionPoolStats stats = pool.getStats();
-				assertThat(stats.active()).isZero();
-				assertThat(stats.pending()).isZero();
+				assertThat(stats.active()).as("active, %s", pool).isZero();
+				assertThat(stats.pending()).as("pending, %s", pool).isZero();
 				assertThat(stats.abandoned()).isZero();
 				assertThat(factory.created.get() - factory.destroyed.get()).isEqualTo(stats.idle());
 			});
@@ -244,8 +244,8 @@ class ConnectionPoolAsyncStressTests {
 			assertThat(disposed).hasPositiveValue();
 			await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 				ConnectionPoolStats stats = pool.getStats();
-				assertThat(stats.active()).isZero();
-				assertThat(stats.pending()).isZero();
+				assertThat(stats.active()).as("active, %s", pool).isZero();
+				assertThat(stats.pending()).as("pending, %s", pool).isZero();
 				assertThat(stats.abandoned()).isZero();
 				assertThat(stats.idle()).isEqualTo(factory.created.get() - factory.destroyed.get());
 			});

@@ -1,6 +1,9 @@
 package dev.resilience.pool;
 
 import java.io.IOException;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -8,6 +11,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -116,12 +121,15 @@ class ConnectionPoolAsyncTests {
 		});
 		this.scheduler.advance(Duration.ofMillis(199));
 		assertThat(second).isNotDone();
+		assertThat(pool).hasToString("DeadlinePool 'p' [waiting 1, queued [waiting], waiting in Commons Pool 0, "
+				+ "active 1, idle 0, abandoned 0, drain requests 0, being made 0]");
 		this.scheduler.advance(Duration.ofMillis(1));
 		CheckoutTimeoutException timeout = failure(second, CheckoutTimeoutException.class);
 		assertThat(timeout.getElapsed()).isEqualTo(Duration.ofMillis(200));
 		assertThat(timeout.getTimeout()).isEqualTo(Duration.ofMillis(200));
 		assertThat(timeout).hasMessageStartingWith("No connection of pool 'p' became free within 200ms");
 		assertThat(pool.getStats().pending()).isZero();
+		assertThat(pool.toString()).contains("[waiting 0, queued [], ");
 		firstWork.complete("done");
 		this.scheduler.runDue();
 		assertThat(ran).hasValue(0);
@@ -385,6 +393,69 @@ class ConnectionPoolAsyncTests {
 		assertThat(ran).hasValue(0);
 		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
 		assertThat(this.scheduler.pending()).isEmpty();
+	}
+
+	/**
+	 * Cancelling a deadline's timer is the one step of ending a checkout that takes another
+	 * thread's lock (the scheduler's queue), so it can fail, as on a thread that must not block
+	 * under BlockHound. It comes after the checkout was counted out and the connection given back,
+	 * so that its failure leaves no checkout counted as waiting and no connection out.
+	 */
+	@Test
+	void aTimerThatFailsToCancelLeavesNoCheckoutWaitingAndNoConnectionOut() {
+		DeadlinePool<Integer> pool = track(new DeadlinePool<>("p", this.factory,
+				ConnectionPoolSettings.builder().maxSize(1).build(), this.ticker, List.of(),
+				ContextSnapshotFactory.builder().build(), WorkerThreads.create("p", 1), failingCancels(this.scheduler),
+				ManualScheduler.direct(), ManualScheduler.direct(), ManualScheduler.direct()));
+		CompletableFuture<String> firstWork = new CompletableFuture<>();
+		CompletableFuture<String> first = pool.withConnectionAsync(TIMEOUT, (connection) -> firstWork);
+		this.scheduler.runDue();
+		CompletableFuture<Object> second = pool.withConnectionAsync(TIMEOUT,
+				(connection) -> CompletableFuture.completedFuture(connection));
+		assertThat(pool.getStats().pending()).isOne();
+		second.cancel(true);
+		assertThat(pool.getStats().pending()).isZero();
+		firstWork.complete("done");
+		this.scheduler.runDue();
+		assertThat(first).isCompletedWithValue("done");
+		assertThat(pool.getStats()).isEqualTo(new ConnectionPoolStats(1, 0, 1, 0, 0));
+	}
+
+	/** The scheduler, but cancelling what it scheduled fails once the task is cancelled. */
+	private static ScheduledExecutorService failingCancels(ScheduledExecutorService scheduler) {
+		return proxy(ScheduledExecutorService.class, (method, args) -> {
+			Object result = invoke(method, scheduler, args);
+			if (result instanceof ScheduledFuture<?> future) {
+				return proxy(ScheduledFuture.class, (futureMethod, futureArgs) -> {
+					Object outcome = invoke(futureMethod, future, futureArgs);
+					if (futureMethod.getName().equals("cancel")) {
+						throw new IllegalStateException("The scheduler's queue could not be locked");
+					}
+					return outcome;
+				});
+			}
+			return result;
+		});
+	}
+
+	private static <P> P proxy(Class<P> type, Handler handler) {
+		return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type },
+				(proxy, method, args) -> handler.handle(method, args)));
+	}
+
+	private static @Nullable Object invoke(Method method, Object target, @Nullable Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	private interface Handler {
+
+		@Nullable Object handle(Method method, @Nullable Object[] args) throws Throwable;
+
 	}
 
 	@Test
