@@ -105,19 +105,7 @@ final class DeadlineLease<T> implements ConnectionLease<T> {
 		}
 	}
 
-	/** The state's name, for {@link DeadlinePool#toString()}. */
-	String state() {
-		return switch (this.state.get()) {
-			case WAITING -> "waiting";
-			case GRANTED -> "granted";
-			case HELD -> "held";
-			case ENDED -> "ended";
-			case TIMED_OUT -> "timed out";
-			default -> "expired";
-		};
-	}
-
-		boolean isWaiting() {
+	boolean isWaiting() {
 		return this.state.get() == WAITING;
 	}
 

@@ -335,19 +335,23 @@ final class DeadlinePool<T> implements ConnectionPool<T> {
 
 	/**
 	 * Names the pool and the counts behind its stats, as a failure report or a debugger shows them:
-	 * the asynchronous checkouts counted as waiting and those still queued (ended ones leave the
-	 * queue lazily), the callers waiting inside Commons Pool, the signals not yet served.
+	 * the asynchronous checkouts counted as waiting, those still queued and how many of these wait
+	 * (ended ones leave the queue lazily), the callers waiting inside Commons Pool, the signals not
+	 * yet served.
 	 */
 	@Override
 	public String toString() {
-		StringBuilder queued = new StringBuilder();
+		int queued = 0;
+		int queuedWaiting = 0;
 		for (DeadlineLease<T> lease : this.waiters) {
-			queued.append((queued.length() > 0) ? ", " : "").append(lease.state());
+			queued++;
+			queuedWaiting += lease.isWaiting() ? 1 : 0;
 		}
-		return "DeadlinePool '" + this.name + "' [waiting " + this.waiting.get() + ", queued [" + queued
-				+ "], waiting in Commons Pool " + this.pool.getNumWaiters() + ", active " + this.pool.getNumActive()
-				+ ", idle " + this.pool.getNumIdle() + ", abandoned " + this.abandoned.get() + ", drain requests "
-				+ this.drainRequests.get() + ", being made " + (this.creating.get() + this.replenishing.get()) + "]";
+		return "DeadlinePool '" + this.name + "' [waiting " + this.waiting.get() + ", queued " + queued + " ("
+				+ queuedWaiting + " waiting), waiting in Commons Pool " + this.pool.getNumWaiters() + ", active "
+				+ this.pool.getNumActive() + ", idle " + this.pool.getNumIdle() + ", abandoned " + this.abandoned.get()
+				+ ", drain requests " + this.drainRequests.get() + ", being made " + this.creating.get() + " (and "
+				+ this.replenishing.get() + " outside Commons Pool)]";
 	}
 
 	@Override

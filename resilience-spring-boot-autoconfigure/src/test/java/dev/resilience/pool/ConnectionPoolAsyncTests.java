@@ -121,15 +121,15 @@ class ConnectionPoolAsyncTests {
 		});
 		this.scheduler.advance(Duration.ofMillis(199));
 		assertThat(second).isNotDone();
-		assertThat(pool).hasToString("DeadlinePool 'p' [waiting 1, queued [waiting], waiting in Commons Pool 0, "
-				+ "active 1, idle 0, abandoned 0, drain requests 0, being made 0]");
+		assertThat(pool).hasToString("DeadlinePool 'p' [waiting 1, queued 1 (1 waiting), waiting in Commons Pool 0, "
+				+ "active 1, idle 0, abandoned 0, drain requests 0, being made 0 (and 0 outside Commons Pool)]");
 		this.scheduler.advance(Duration.ofMillis(1));
 		CheckoutTimeoutException timeout = failure(second, CheckoutTimeoutException.class);
 		assertThat(timeout.getElapsed()).isEqualTo(Duration.ofMillis(200));
 		assertThat(timeout.getTimeout()).isEqualTo(Duration.ofMillis(200));
 		assertThat(timeout).hasMessageStartingWith("No connection of pool 'p' became free within 200ms");
 		assertThat(pool.getStats().pending()).isZero();
-		assertThat(pool.toString()).contains("[waiting 0, queued [], ");
+		assertThat(pool.toString()).contains("[waiting 0, queued 0 (0 waiting), ");
 		firstWork.complete("done");
 		this.scheduler.runDue();
 		assertThat(ran).hasValue(0);
