@@ -1,11 +1,13 @@
 package dev.resilience.sample;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 import org.apache.tomcat.util.threads.ThreadPoolExecutor;
@@ -48,13 +50,22 @@ class SampleShutdownTests {
 
 			// Unfixed, the graceful shutdown waits its whole 30 s phase for the hung request.
 			assertThat(stopping).isLessThan(Duration.ofSeconds(5));
-			// The partner gives up on the hung request as a provider going away does.
-			assertThat(hung).succeedsWithin(Duration.ofSeconds(5))
-				.satisfies((response) -> assertThat(response.statusCode()).isEqualTo(503));
+			// The partner gives up on the hung request as a provider going away does: a 503, or,
+			// when the stopping server closes the connection before the 503 leaves its buffer (seen
+			// on a loaded machine: the client's retry of the GET was refused), a failed request.
+			// Either way the request ends with the server, never hanging on.
+			CompletableFuture<String> outcome = hung.handle((response, failure) -> (response != null)
+					? "status " + response.statusCode() : (cause(failure) instanceof IOException) ? "connection closed"
+							: "failed: " + failure);
+			assertThat(outcome).succeedsWithin(Duration.ofSeconds(5)).isIn("status 503", "connection closed");
 		}
 		finally {
 			context.close();
 		}
+	}
+
+	private static Throwable cause(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	private static ThreadPoolExecutor requestThreadsOf(ConfigurableApplicationContext context) {
