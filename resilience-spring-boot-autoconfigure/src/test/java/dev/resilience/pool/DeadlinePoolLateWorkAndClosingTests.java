@@ -64,8 +64,14 @@ class DeadlinePoolLateWorkAndClosingTests {
 		assertThatExceptionOfType(OperationTimeoutException.class)
 			.isThrownBy(() -> pool.withConnection(SHORT, (connection) -> ran.getAndSet(true)));
 		assertThat(pool.getStats().idle()).isOne();
-		// Idle past max-idle-time, the pool's eviction closes connection 3, once.
-		await().atMost(Duration.ofSeconds(20)).until(() -> factory.destroyedIds.contains(3));
+		// Idle past max-idle-time, the pool's eviction closes that connection, once: the only one
+		// closed before the hung work lets go. Which one it is depends on whether the third call
+		// took a replacement made for it or made its own (a loaded machine saw either).
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(factory.destroyedIds)
+				.as("closed, of %s made; %s", factory.created, pool)
+				.hasSize(1));
+		int evicted = factory.destroyedIds.iterator().next();
 		assertThat(factory.destroyed).hasValue(1);
 		// The hung work ends: threads free, the queued call's task finally runs (and does nothing).
 		hang.release();
@@ -73,9 +79,9 @@ class DeadlinePoolLateWorkAndClosingTests {
 		// the two hung calls and the queued one have run to their end
 		await().atMost(Duration.ofSeconds(20)).until(() -> workers.getCompletedTaskCount() == 3);
 		assertThat(ran).isFalse();
-		// Connections 1 and 2 (their work timed out) and 3 (evicted), each destroyed exactly once.
+		// The two connections whose work timed out and the evicted one, each destroyed exactly once.
 		assertThat(factory.destroyed).as("destroy calls: %s", factory.destroyThreads).hasValue(3);
-		assertThat(factory.destroyedIds).containsExactlyInAnyOrder(1, 2, 3);
+		assertThat(factory.destroyedIds).hasSize(3).contains(1, 2, evicted);
 	}
 
 	/**
