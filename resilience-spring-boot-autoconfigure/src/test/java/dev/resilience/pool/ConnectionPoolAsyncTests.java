@@ -1,9 +1,6 @@
 package dev.resilience.pool;
 
 import java.io.IOException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -423,11 +420,11 @@ class ConnectionPoolAsyncTests {
 
 	/** The scheduler, but cancelling what it scheduled fails once the task is cancelled. */
 	private static ScheduledExecutorService failingCancels(ScheduledExecutorService scheduler) {
-		return proxy(ScheduledExecutorService.class, (method, args) -> {
-			Object result = invoke(method, scheduler, args);
+		return DelegatingProxy.of(ScheduledExecutorService.class, (method, args) -> {
+			Object result = DelegatingProxy.invoke(method, scheduler, args);
 			if (result instanceof ScheduledFuture<?> future) {
-				return proxy(ScheduledFuture.class, (futureMethod, futureArgs) -> {
-					Object outcome = invoke(futureMethod, future, futureArgs);
+				return DelegatingProxy.of(ScheduledFuture.class, (futureMethod, futureArgs) -> {
+					Object outcome = DelegatingProxy.invoke(futureMethod, future, futureArgs);
 					if (futureMethod.getName().equals("cancel")) {
 						throw new IllegalStateException("The scheduler's queue could not be locked");
 					}
@@ -436,26 +433,6 @@ class ConnectionPoolAsyncTests {
 			}
 			return result;
 		});
-	}
-
-	private static <P> P proxy(Class<P> type, Handler handler) {
-		return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type },
-				(proxy, method, args) -> handler.handle(method, args)));
-	}
-
-	private static @Nullable Object invoke(Method method, Object target, @Nullable Object[] args) throws Throwable {
-		try {
-			return method.invoke(target, args);
-		}
-		catch (InvocationTargetException ex) {
-			throw ex.getCause();
-		}
-	}
-
-	private interface Handler {
-
-		@Nullable Object handle(Method method, @Nullable Object[] args) throws Throwable;
-
 	}
 
 	@Test

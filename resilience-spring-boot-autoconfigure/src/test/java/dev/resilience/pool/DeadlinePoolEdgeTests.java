@@ -1,7 +1,5 @@
 package dev.resilience.pool;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
@@ -198,18 +196,12 @@ class DeadlinePoolEdgeTests {
 	/** A stage of the work whose {@code toCompletableFuture} is not supported, as the interface allows. */
 	@SuppressWarnings("unchecked")
 	private static <R> CompletionStage<R> uncancellable(CompletableFuture<R> work) {
-		return (CompletionStage<R>) Proxy.newProxyInstance(CompletionStage.class.getClassLoader(),
-				new Class<?>[] { CompletionStage.class }, (proxy, method, args) -> {
-					if (method.getName().equals("toCompletableFuture")) {
-						throw new UnsupportedOperationException("not a future");
-					}
-					try {
-						return method.invoke(work.minimalCompletionStage(), args);
-					}
-					catch (InvocationTargetException ex) {
-						throw ex.getCause();
-					}
-				});
+		return DelegatingProxy.of(CompletionStage.class, (method, args) -> {
+			if (method.getName().equals("toCompletableFuture")) {
+				throw new UnsupportedOperationException("not a future");
+			}
+			return DelegatingProxy.invoke(method, work.minimalCompletionStage(), args);
+		});
 	}
 
 	@Test

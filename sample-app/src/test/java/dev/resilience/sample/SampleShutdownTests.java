@@ -7,7 +7,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 
 import org.apache.tomcat.util.threads.ThreadPoolExecutor;
@@ -18,6 +17,8 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.tomcat.TomcatWebServer;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+
+import dev.resilience.internal.ScheduledAttempts;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -55,17 +56,13 @@ class SampleShutdownTests {
 			// on a loaded machine: the client's retry of the GET was refused), a failed request.
 			// Either way the request ends with the server, never hanging on.
 			CompletableFuture<String> outcome = hung.handle((response, failure) -> (response != null)
-					? "status " + response.statusCode() : (cause(failure) instanceof IOException) ? "connection closed"
+					? "status " + response.statusCode() : (ScheduledAttempts.unwrap(failure) instanceof IOException) ? "connection closed"
 							: "failed: " + failure);
 			assertThat(outcome).succeedsWithin(Duration.ofSeconds(5)).isIn("status 503", "connection closed");
 		}
 		finally {
 			context.close();
 		}
-	}
-
-	private static Throwable cause(Throwable failure) {
-		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	private static ThreadPoolExecutor requestThreadsOf(ConfigurableApplicationContext context) {
