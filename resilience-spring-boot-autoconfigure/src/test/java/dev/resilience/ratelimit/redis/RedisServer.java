@@ -11,7 +11,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.IntStream;
 
 import io.lettuce.core.AbstractRedisClient;
@@ -432,6 +434,11 @@ public final class RedisServer implements AutoCloseable {
 
 		private static final int SLOTS = 16384;
 
+		/** How long each client may take to load the topology and connect: three fit in a runner's warm-up. */
+		private static final Duration TOPOLOGY_LOAD_WAIT = Duration.ofSeconds(8);
+
+		private static final int TOPOLOGY_LOAD_ATTEMPTS = 3;
+
 		private static Cluster shared;
 
 		private final List<RedisServer> masters;
@@ -539,8 +546,49 @@ public final class RedisServer implements AutoCloseable {
 			return connection.async();
 		}
 
+		/**
+		 * Opens a connection through a new client, giving each client {@link #TOPOLOGY_LOAD_WAIT} for its
+		 * first topology load and its connection. Lettuce's blocking {@code connect} waits for that load
+		 * without a limit, and under a loaded machine a new client's load was seen to stall for good
+		 * (Lettuce logged "Ignoring received data for closed or abandoned connection", every master
+		 * answered, {@code cluster_state:ok}); a fresh client then loads at once.
+		 */
 		private StatefulRedisClusterConnection<byte[], byte[]> open() {
-			return RedisClusterClient.create(this.masters.get(0).uri()).connect(ByteArrayCodec.INSTANCE);
+			List<Exception> stalls = new ArrayList<>();
+			for (int attempt = 0; attempt < TOPOLOGY_LOAD_ATTEMPTS; attempt++) {
+				RedisClusterClient client = RedisClusterClient.create(this.masters.get(0).uri());
+				try {
+					client.refreshPartitionsAsync().toCompletableFuture().get(TOPOLOGY_LOAD_WAIT.toMillis(),
+							TimeUnit.MILLISECONDS);
+					return client.connectAsync(ByteArrayCodec.INSTANCE).get(TOPOLOGY_LOAD_WAIT.toMillis(),
+							TimeUnit.MILLISECONDS);
+				}
+				catch (TimeoutException | ExecutionException ex) {
+					stalls.add(ex);
+					client.shutdownAsync();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					client.shutdownAsync();
+					throw new IllegalStateException("interrupted while opening a cluster connection", ex);
+				}
+			}
+			IllegalStateException failure = new IllegalStateException("no cluster connection opened in "
+					+ TOPOLOGY_LOAD_ATTEMPTS + " clients, each given " + TOPOLOGY_LOAD_WAIT + "; masters' states: "
+					+ this.masters.stream().map(Cluster::state).toList());
+			stalls.forEach(failure::addSuppressed);
+			throw failure;
+		}
+
+		private static String state(RedisServer master) {
+			try {
+				String info = master.commands().clusterInfo();
+				return master.port() + (info.contains("cluster_state:ok") ? " ok" : " not ok")
+						+ (master.answersPingOnANewConnection() ? ", answers" : ", silent");
+			}
+			catch (RuntimeException ex) {
+				return master.port() + " " + ex;
+			}
 		}
 
 		/**
