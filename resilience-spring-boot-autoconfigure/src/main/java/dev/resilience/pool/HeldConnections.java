@@ -4,6 +4,8 @@ import java.util.concurrent.Callable;
 
 import org.jspecify.annotations.Nullable;
 
+import dev.resilience.internal.ConnectionsHeld;
+
 /**
  * The connections held by the calls a thread runs inside, innermost first: one thread local for
  * every pool, so that one value carries them all across threads ({@link HeldConnectionAccessor}),
@@ -32,15 +34,20 @@ final class HeldConnections {
 
 	/** The connections held here, or {@code null} for none. */
 	static @Nullable HeldConnections get() {
-		return HELD.get();
+		// Until a pool's call held a connection, no thread holds one: the thread local is not touched.
+		return ConnectionsHeld.ever() ? HELD.get() : null;
 	}
 
+	/**
+	 * Sets what the thread holds. Clearing keeps the thread's entry, set to {@code null}: removing
+	 * it made the next read create it again, around every continuation.
+	 */
 	static void set(@Nullable HeldConnections held) {
 		if (held != null) {
 			HELD.set(held);
 		}
-		else {
-			HELD.remove();
+		else if (ConnectionsHeld.ever() && HELD.get() != null) {
+			HELD.set(null);
 		}
 	}
 
@@ -49,6 +56,7 @@ final class HeldConnections {
 	 * @param outer what the caller held, or {@code null}
 	 */
 	static <T> HeldConnections inside(@Nullable HeldConnections outer, DeadlinePool<T> pool, Handle<T> handle) {
+		ConnectionsHeld.note();
 		return new HeldConnections(pool, handle, outer);
 	}
 
