@@ -566,6 +566,9 @@ public final class RedisServer implements AutoCloseable {
 				catch (TimeoutException | ExecutionException ex) {
 					stalls.add(ex);
 					client.shutdownAsync();
+					// in the test output, so that a run shows whether the stall came back
+					System.err.println("A new cluster client did not connect within " + TOPOLOGY_LOAD_WAIT
+							+ " (" + ex + "); trying a fresh one");
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
