@@ -136,9 +136,17 @@ class PoolTimeoutMvcTests {
 				HttpResponse.BodyHandlers.ofString());
 	}
 
+	/**
+	 * Asserts that the timeout was answered, not logged as an error. Netty's leak detector is left
+	 * out: it reports, when the garbage collector finds it, a buffer that any earlier exchange in the
+	 * JVM left unreleased, whatever this test does (seen once beside another build, in this class's
+	 * WebFlux twin).
+	 */
 	static void assertNoErrorLogged(CapturedOutput output) {
-		assertThat(output.getAll()).doesNotContain("ERROR")
-			.doesNotContain(CheckoutTimeoutException.class.getName())
+		assertThat(output.getAll()
+			.lines()
+			.filter((line) -> line.contains("ERROR") && !line.contains("io.netty.util.ResourceLeakDetector"))).isEmpty();
+		assertThat(output.getAll()).doesNotContain(CheckoutTimeoutException.class.getName())
 			.doesNotContain(OperationTimeoutException.class.getName());
 	}
 
