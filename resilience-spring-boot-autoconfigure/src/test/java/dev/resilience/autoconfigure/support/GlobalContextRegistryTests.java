@@ -34,6 +34,7 @@ class GlobalContextRegistryTests {
 	@Test
 	void theGlobalListItselfIsGivenWhenNothingIsAddedOrLeftOutAndTheMdcNeverTwice() {
 		ContextRegistry global = ContextRegistry.getInstance();
+		boolean mdcWasThere = keys(global.getThreadLocalAccessors()).contains(Slf4jThreadLocalAccessor.KEY);
 		global.registerThreadLocalAccessor(new Slf4jThreadLocalAccessor());
 		try {
 			GlobalContextRegistry registry = new GlobalContextRegistry(getClass().getClassLoader(), () -> true);
@@ -44,7 +45,9 @@ class GlobalContextRegistryTests {
 				.containsOnlyOnce(Slf4jThreadLocalAccessor.KEY);
 		}
 		finally {
-			global.removeThreadLocalAccessor(Slf4jThreadLocalAccessor.KEY);
+			if (!mdcWasThere) {
+				global.removeThreadLocalAccessor(Slf4jThreadLocalAccessor.KEY);
+			}
 		}
 	}
 
