@@ -56,6 +56,9 @@ class ConnectPacingTests {
 		ConnectPacing failed = ConnectPacing.READY.start(Long.MAX_VALUE - 50 * MS).failed(Long.MAX_VALUE - 50 * MS, cap);
 		assertThat(failed.start(Long.MAX_VALUE)).isNull();
 		assertThat(failed.start(Long.MAX_VALUE + 50 * MS)).isNotNull();
+		// no failure yet: an attempt starts whatever the reading, a negative one too (System.nanoTime)
+		assertThat(ConnectPacing.READY.start(Long.MIN_VALUE)).isNotNull();
+		assertThat(ConnectPacing.READY.start(-1)).isNotNull();
 	}
 
 	@Test

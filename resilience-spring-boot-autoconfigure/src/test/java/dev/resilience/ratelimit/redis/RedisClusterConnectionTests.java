@@ -1,6 +1,11 @@
 package dev.resilience.ratelimit.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,7 +18,8 @@ import static org.awaitility.Awaitility.await;
  * A cluster runner opens, before its first command, the very connections its commands travel on:
  * Lettuce keys a slot's connection to its master by host and port, and opens one lazily from inside
  * another connection's completion, where its {@code SharedLock} was seen to spin and its handshake
- * to stall (docs/internals/redis-store.md).
+ * to stall (docs/internals/redis-store.md). Outages are told apart by master: a key's route is the
+ * node id of the master that serves its slot.
  */
 class RedisClusterConnectionTests {
 
@@ -37,6 +43,24 @@ class RedisClusterConnectionTests {
 		await().atMost(Duration.ofSeconds(10))
 			.untilAsserted(() -> assertThat(clients(cluster) - before).isEqualTo(cluster.masters().size() + 1));
 		assertThat(store.errorCount()).isZero();
+	}
+
+	@Test
+	void aKeyIsRoutedToTheMasterThatServesItsSlot() {
+		RedisServer.Cluster cluster = RedisServer.Cluster.shared();
+		RedisScriptRunner runner = cluster.runner();
+		Map<String, RedisServer> mastersById = new HashMap<>();
+		cluster.masters().forEach((master) -> mastersById.put(master.commands().clusterMyId(), master));
+		Set<String> routes = new HashSet<>();
+		for (int i = 0; i < KEYS; i++) {
+			String key = "routed-" + i;
+			String route = runner.route(key.getBytes(StandardCharsets.UTF_8));
+			routes.add(route);
+			// the master named serves the key itself: another would answer MOVED
+			assertThat(mastersById).containsKey(route);
+			assertThat(mastersById.get(route).commands().exists(key)).isZero();
+		}
+		assertThat(routes).isEqualTo(mastersById.keySet());
 	}
 
 	/** The connections open to the cluster's masters, all clients together. */

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -18,12 +19,13 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.RedisUnavailableExceptio
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
 /**
- * What {@link RedisScriptRunner} does without a server: connecting while attempts fail, and what it
- * makes of a failure (the cause behind the wrappers of futures, and the short description that log
- * lines and health details show).
+ * What {@link RedisScriptRunner} does without a server: connecting while attempts fail, on a thread
+ * of its own, and what it makes of a failure (the cause behind the wrappers of futures, and the short
+ * description and the node that log lines and health details show).
  */
 class RedisScriptRunnerTests {
 
@@ -88,6 +90,50 @@ class RedisScriptRunnerTests {
 		finally {
 			hanging.countDown();
 		}
+	}
+
+	@Test
+	void connectWhoseTimeoutEndsInTheGapAfterAFailureIsBackAtItsTimeoutWithoutSpinning() {
+		AtomicInteger attempts = new AtomicInteger();
+		AtomicInteger readings = new AtomicInteger();
+		ManualTicker ticker = new ManualTicker();
+		// the ticker never moves: the gap after the first failure never passes
+		RedisScriptRunner runner = new RedisScriptRunner(() -> {
+			attempts.incrementAndGet();
+			throw new IllegalStateException("Connection refused");
+		}, Duration.ofMillis(300), ManualScheduler.direct(), () -> {
+			readings.incrementAndGet();
+			return ticker.read();
+		});
+		long start = System.nanoTime();
+		assertThat(assertTimeoutPreemptively(Duration.ofSeconds(10), () -> runner.connect(Duration.ofMillis(250))))
+			.isFalse();
+		assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+		assertThat(attempts.get()).isEqualTo(1);
+		// it slept through the gap, waking every 100 ms at most: not a busy loop's thousands of readings
+		assertThat(readings.get()).isLessThan(20);
+	}
+
+	@Test
+	void attemptsToConnectRunOnADaemonThreadOfTheirOwn() throws Exception {
+		CompletableFuture<Thread> connecting = new CompletableFuture<>();
+		RedisScriptRunner runner = new RedisScriptRunner(() -> {
+			connecting.complete(Thread.currentThread());
+			throw new IllegalStateException("Connection refused");
+		});
+		runner.connectInBackground();
+		Thread thread = connecting.get(30, TimeUnit.SECONDS);
+		assertThat(thread).isNotSameAs(Thread.currentThread());
+		// never what keeps an application's JVM from exiting
+		assertThat(thread.isDaemon()).isTrue();
+		assertThat(thread.getName()).isEqualTo("resilience-redis-connect");
+	}
+
+	@Test
+	void logLinesNameTheClusterNodeAndNothingForTheOneServer() {
+		assertThat(RedisScriptRunner.where(RedisScriptRunner.SERVER)).isEmpty();
+		assertThat(RedisScriptRunner.where("e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca"))
+			.isEqualTo(" (cluster node e7d1eecce10fd6bb5eb35b9f99a514335d9ba9ca)");
 	}
 
 	private static final byte[] KEY = { 'k' };

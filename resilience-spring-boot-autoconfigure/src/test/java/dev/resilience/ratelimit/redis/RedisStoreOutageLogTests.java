@@ -16,6 +16,7 @@ import dev.resilience.ratelimit.RateLimitDecision;
 import dev.resilience.ratelimit.RateLimiterSettings;
 import dev.resilience.ratelimit.Reservation;
 import dev.resilience.ratelimit.StoreFailurePolicy;
+import dev.resilience.ratelimit.StoreStatus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -173,7 +174,10 @@ class RedisStoreOutageLogTests {
 		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
 		this.server.freeze();
 		try {
-			assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
+			// an UNLINK, whose answer after its timeout goes to nobody: unlike a late decision's
+			// answer, it does not end the outage once Redis is thawed
+			store.reset("k");
+			assertThat(store.errorCount()).isEqualTo(1);
 		}
 		finally {
 			this.server.thaw();
@@ -185,6 +189,45 @@ class RedisStoreOutageLogTests {
 		assertThat(this.runnerLog.lines()).containsExactly(
 				"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
 				"INFO Redis answers again");
+	}
+
+	@Test
+	void probeEndsAnOutageThatNoAnswerToAnEarlierCommandEnds() throws InterruptedException {
+		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_CLOSED, Duration.ofMillis(200));
+		assertThat(store.tryAcquire("k", 1).isPermitted()).isTrue();
+		this.server.freeze();
+		try {
+			store.reset("k");
+			// each fails at once; the first starts a probe, which the frozen server does not answer
+			// either, and the others none while it is in flight
+			for (int i = 0; i < 100; i++) {
+				assertThat(store.tryAcquire("k", 1).isPermitted()).isFalse();
+			}
+			Thread.sleep(3 * 200);
+			// a probe given up on ends nothing, and must not keep the next one from starting
+			assertThat(this.runnerLog.lines())
+				.containsExactly("WARNING Redis is out: TimeoutException; commands fail at once until it answers");
+		}
+		finally {
+			this.server.thaw();
+		}
+		awaitDecidedByRedis(store, "k");
+		// the one sent while frozen, and those of the decisions that found Redis back (one at a time)
+		assertThat(this.server.commandCalls("exists")).isBetween(2L, 10L);
+		await().pollInSameThread().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(this.runnerLog.lines()).containsExactly(
+					"WARNING Redis is out: TimeoutException; commands fail at once until it answers",
+					"INFO Redis answers again"));
+	}
+
+	@Test
+	void healthCheckBeforeTheFirstCommandConnectsAndFindsRedisThere() {
+		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
+			.store(RedisRateLimitStore.TYPE)
+			.window(5, Duration.ofHours(1))
+			.build(), new RedisScriptRunner(this.server::connect), "outage-log:", Duration.ofSeconds(30));
+		assertThat(store.checkStatus()).isEqualTo(new StoreStatus(true, 0, null));
+		assertThat(this.runnerLog.lines()).isEmpty();
 	}
 
 	@Test
