@@ -19,8 +19,8 @@ import dev.resilience.ratelimit.redis.RedisScriptRunner.RedisUnavailableExceptio
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * What {@link RedisScriptRunner} does without a server: connecting while attempts fail, on a thread
