@@ -2,6 +2,7 @@ package dev.resilience.autoconfigure.ratelimit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class FleetPauseTests {
 			.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class, DataRedisAutoConfiguration.class,
 					ResilienceAutoConfiguration.class, RateLimiterRedisAutoConfiguration.class,
 					RateLimiterAutoConfiguration.class))
-			.withBean(PartnerClient.class, () -> new PartnerClient(RestClient.create(partner.baseUrl())))
+			.withBean(PartnerClient.class, () -> new PartnerClient(partner.client()))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 					"resilience.redis.key-prefix=" + prefix, "resilience.redis.connect-timeout=30s",
 					"resilience.redis.decision-timeout=5s", "resilience.rate-limiters.partner.store=redis",
@@ -104,7 +105,8 @@ class FleetPauseTests {
 		}
 		for (Thread worker : workers) {
 			worker.join(RUN.plusSeconds(30).toMillis());
-			assertThat(worker.isAlive()).isFalse();
+			assertThat(worker.isAlive()).as("a worker still calling: %s", Arrays.toString(worker.getStackTrace()))
+				.isFalse();
 		}
 		return partner.answeredInFirst((int) (RUN.toMillis() / WINDOW.toMillis()));
 	}
