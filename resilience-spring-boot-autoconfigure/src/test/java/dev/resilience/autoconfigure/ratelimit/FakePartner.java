@@ -3,7 +3,6 @@ package dev.resilience.autoconfigure.ratelimit;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -12,8 +11,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.RestClient;
+
+import dev.resilience.autoconfigure.LocalRestClients;
 
 /**
  * A partner API on a loopback port that allows {@code limit} requests per key in each fixed window
@@ -102,20 +102,9 @@ final class FakePartner implements AutoCloseable {
 		return counts;
 	}
 
-	/**
-	 * Returns a client of this partner with connect and read timeouts. The JDK {@code HttpClient}
-	 * behind {@code RestClient.create} hung for good on JDK 25 reading a 429's body
-	 * ({@code SubscriberInputStream.read}, in CI); {@code HttpURLConnection} with a timeout fails
-	 * instead, and the worker goes on with its next call.
-	 */
+	/** Returns a client of this partner that reads with a timeout (see {@link LocalRestClients}). */
 	RestClient client() {
-		SimpleClientHttpRequestFactory requests = new SimpleClientHttpRequestFactory();
-		requests.setConnectTimeout(Duration.ofSeconds(10));
-		requests.setReadTimeout(Duration.ofSeconds(10));
-		return RestClient.builder()
-			.baseUrl("http://127.0.0.1:" + this.server.getAddress().getPort())
-			.requestFactory(requests)
-			.build();
+		return LocalRestClients.withTimeouts("http://127.0.0.1:" + this.server.getAddress().getPort());
 	}
 
 	@Override

@@ -26,11 +26,11 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
-import org.springframework.http.client.SimpleClientHttpRequestFactory;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 
+import dev.resilience.autoconfigure.LocalRestClients;
 import dev.resilience.autoconfigure.ResilienceAutoConfiguration;
 import dev.resilience.autoconfigure.TestSleeper;
 import dev.resilience.autoconfigure.TestTimeConfiguration;
@@ -65,19 +65,9 @@ class HttpRetryAfterTests {
 		.withBean(Clock.class, () -> Clock.fixed(NOW, ZoneOffset.UTC))
 		.withBean(PartnerApi.class, () -> new PartnerApi(partnerClient()));
 
-	/**
-	 * A client of the local server with a read timeout. The JDK {@code HttpClient} behind
-	 * {@code RestClient.create} once hung for good on JDK 25 reading a 429's body
-	 * ({@code SubscriberInputStream.read}); {@code HttpURLConnection} with a timeout fails instead.
-	 */
+	/** A client of the local server that reads with a timeout (see {@link LocalRestClients}). */
 	private RestClient partnerClient() {
-		SimpleClientHttpRequestFactory requests = new SimpleClientHttpRequestFactory();
-		requests.setConnectTimeout(Duration.ofSeconds(10));
-		requests.setReadTimeout(Duration.ofSeconds(10));
-		return RestClient.builder()
-			.baseUrl("http://localhost:" + this.server.getAddress().getPort())
-			.requestFactory(requests)
-			.build();
+		return LocalRestClients.withTimeouts("http://localhost:" + this.server.getAddress().getPort());
 	}
 
 	@BeforeEach
