@@ -51,11 +51,15 @@ class RedisStoreOutageLogTests {
 	}
 
 	private RedisRateLimitStore store(StoreFailurePolicy policy, Duration timeout) {
+		return store(policy, timeout, this.server.runner());
+	}
+
+	private static RedisRateLimitStore store(StoreFailurePolicy policy, Duration timeout, RedisScriptRunner runner) {
 		return new RedisRateLimitStore("logged", RateLimiterSettings.builder()
 			.store(RedisRateLimitStore.TYPE)
 			.window(5, Duration.ofHours(1))
 			.onStoreFailure(policy)
-			.build(), this.server.runner(), "outage-log:", timeout);
+			.build(), runner, "outage-log:", timeout);
 	}
 
 	@Test
@@ -222,10 +226,9 @@ class RedisStoreOutageLogTests {
 
 	@Test
 	void healthCheckBeforeTheFirstCommandConnectsAndFindsRedisThere() {
-		RedisRateLimitStore store = new RedisRateLimitStore("logged", RateLimiterSettings.builder()
-			.store(RedisRateLimitStore.TYPE)
-			.window(5, Duration.ofHours(1))
-			.build(), new RedisScriptRunner(this.server::connect), "outage-log:", Duration.ofSeconds(30));
+		// a runner not warmed up: nothing has connected it yet
+		RedisRateLimitStore store = store(StoreFailurePolicy.FAIL_OPEN, Duration.ofSeconds(30),
+				new RedisScriptRunner(this.server::connect));
 		assertThat(store.checkStatus()).isEqualTo(new StoreStatus(true, 0, null));
 		assertThat(this.runnerLog.lines()).isEmpty();
 	}
